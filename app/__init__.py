@@ -1,0 +1,18 @@
+"""plantstore: a small JSON API for a plant store."""
+
+from flask import Flask
+
+from . import auth, config, db, errors, headers, health, plants
+
+
+def create_app(test_config=None):
+    """Build the app: config, database, auth and errors, then the routes."""
+    app = Flask(__name__, instance_relative_config=True)
+    config.load(app, test_config)
+    db.init_app(app)
+    auth.init_app(app)
+    errors.init_app(app)
+    headers.init_app(app)
+    app.register_blueprint(plants.bp)
+    app.register_blueprint(health.bp)
+    return app

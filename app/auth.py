@@ -1,0 +1,62 @@
+"""Bearer-token authentication and the read-only / read-write scopes."""
+
+import hashlib
+from typing import NamedTuple
+
+from flask import current_app
+from flask_httpauth import HTTPTokenAuth
+from werkzeug.exceptions import Forbidden, Unauthorized
+
+REALM = "plantstore"
+READ_WRITE = "read-write"
+READ_ONLY = "read-only"
+
+auth = HTTPTokenAuth(scheme="Bearer", realm=REALM)
+
+
+class Caller(NamedTuple):
+    """Who a valid token belongs to, and what it may do."""
+
+    name: str
+    scope: str
+
+
+def token_hash(token):
+    """The SHA-256 hex digest under which a token is known."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@auth.verify_token
+def verify_token(token):
+    """The Caller for a token, or None: a hash lookup, so no secret is compared byte by byte."""
+    return current_app.extensions["plantstore.static_tokens"].get(token_hash(token))
+
+
+@auth.get_user_roles
+def get_user_roles(caller):
+    """A caller's one role is its scope."""
+    return caller.scope
+
+
+@auth.error_handler
+def auth_error(status):
+    """Hand 401 and 403 to the one error handler, with the Bearer challenge on a 401."""
+    if status == 403:
+        raise Forbidden("This token is read-only.")
+    challenge = f'Bearer realm="{REALM}"'
+    if getattr(auth.get_auth(), "token", None):
+        challenge += ', error="invalid_token"'
+        raise Unauthorized(
+            "The bearer token is unknown, revoked or expired.", www_authenticate=(challenge,)
+        )
+    raise Unauthorized("A bearer token is required.", www_authenticate=(challenge,))
+
+
+def init_app(app):
+    """Index the static tokens of PLANTSTORE_API_TOKENS by hash."""
+    app.extensions["plantstore.static_tokens"] = {
+        token_hash(token): Caller(f"static #{number}", READ_WRITE)
+        for number, token in enumerate(app.config["API_TOKENS"], start=1)
+    }
+    if not app.config["API_TOKENS"]:
+        app.logger.warning("No API token is configured: set PLANTSTORE_API_TOKENS")

@@ -1,0 +1,99 @@
+"""Settings: defaults, then ``PLANTSTORE_*`` environment variables, checked once at start-up."""
+
+import os
+import re
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+DEFAULTS = {
+    # None means "a SQLite file in the instance folder", resolved in load().
+    "DATABASE_URL": None,
+    "DATABASE_POOL_SIZE": 5,
+    "DATABASE_POOL_TIMEOUT": 10,
+    "SQLITE_SYNCHRONOUS": "NORMAL",
+    "SQLITE_BUSY_TIMEOUT": 10,
+    "API_TOKENS": "",
+    "MAX_CONTENT_LENGTH": 64 * 1024,
+    "TRUSTED_PROXIES": 0,
+}
+
+# Secrets stay raw strings: from_prefixed_env would turn an all-digit token into an int.
+RAW_SETTINGS = ("API_TOKENS",)
+
+# RFC 6750 b64token: what Werkzeug reads back as a bearer token.
+TOKEN_RE = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
+
+
+class ConfigError(ValueError):
+    """A setting has a value the service cannot run with."""
+
+
+def load(app, overrides=None):
+    """Fill app.config from defaults, the environment and overrides, then check it."""
+    app.config.from_mapping(DEFAULTS)
+    app.config.from_prefixed_env("PLANTSTORE")
+    for key in RAW_SETTINGS:
+        if f"PLANTSTORE_{key}" in os.environ:
+            app.config[key] = os.environ[f"PLANTSTORE_{key}"]
+    if overrides:
+        app.config.from_mapping(overrides)
+    if app.config["DATABASE_URL"] is None:
+        os.makedirs(app.instance_path, exist_ok=True)
+        path = os.path.join(app.instance_path, "plantstore.sqlite")
+        app.config["DATABASE_URL"] = f"sqlite:///{path}"
+    _check(app.config)
+
+
+def _check(config):
+    for key in (
+        "DATABASE_POOL_SIZE",
+        "MAX_CONTENT_LENGTH",
+        "SQLITE_BUSY_TIMEOUT",
+        "DATABASE_POOL_TIMEOUT",
+    ):
+        _require_int(config, key, minimum=1)
+    _require_int(config, "TRUSTED_PROXIES", minimum=0)
+    config["DATABASE_URL"] = _database_url(config["DATABASE_URL"])
+    synchronous = str(config["SQLITE_SYNCHRONOUS"]).upper()
+    if synchronous not in ("NORMAL", "FULL", "EXTRA"):
+        raise ConfigError("PLANTSTORE_SQLITE_SYNCHRONOUS must be NORMAL, FULL or EXTRA")
+    config["SQLITE_SYNCHRONOUS"] = synchronous
+    config["API_TOKENS"] = _token_list(config["API_TOKENS"])
+
+
+def _require_int(config, key, minimum):
+    value = config[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ConfigError(f"PLANTSTORE_{key} must be an integer >= {minimum}, not {value!r}")
+
+
+def _database_url(value):
+    if not isinstance(value, str):
+        raise ConfigError("PLANTSTORE_DATABASE_URL must be a SQLAlchemy URL")
+    # PaaS add-ons hand out postgres:// URLs, a scheme SQLAlchemy no longer accepts.
+    if value.startswith("postgres://"):
+        value = "postgresql+psycopg://" + value.removeprefix("postgres://")
+    try:
+        url = make_url(value)
+    except ArgumentError as error:
+        raise ConfigError(f"PLANTSTORE_DATABASE_URL is not a database URL: {error}") from None
+    if url.get_backend_name() not in ("sqlite", "postgresql"):
+        raise ConfigError("PLANTSTORE_DATABASE_URL must name sqlite or postgresql")
+    return value
+
+
+def _token_list(value):
+    if isinstance(value, (list, tuple)):
+        tokens = list(value)
+    elif isinstance(value, str):
+        tokens = [token.strip() for token in value.split(",") if token.strip()]
+    else:
+        raise ConfigError("PLANTSTORE_API_TOKENS must be a comma-separated list of tokens")
+    for token in tokens:
+        if not isinstance(token, str) or not TOKEN_RE.fullmatch(token):
+            raise ConfigError(
+                "PLANTSTORE_API_TOKENS holds a token that is not a valid bearer token "
+                "(letters, digits and -._~+/ only)"
+            )
+    return tuple(tokens)

@@ -1,0 +1,106 @@
+"""Database: the engine, the tables and the ``init-db`` command."""
+
+import click
+from flask import current_app
+from flask.cli import with_appcontext
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    DateTime,
+    MetaData,
+    String,
+    Table,
+    create_engine,
+    event,
+    func,
+    text,
+)
+
+metadata = MetaData()
+
+plants = Table(
+    "plants",
+    metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=False),
+    Column("name", String(255), nullable=False),
+    Column("tag", String(255)),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+)
+
+# Any constant works; it only has to be the same in every process running init-db.
+SCHEMA_LOCK_KEY = 0x706C616E7473
+
+
+class Database:
+    """One engine per process, with a read and a write way in."""
+
+    def __init__(self, config):
+        url = config["DATABASE_URL"]
+        # No overflow: connections to PostgreSQL stay at workers x pool size.
+        pool = {
+            "pool_size": config["DATABASE_POOL_SIZE"],
+            "max_overflow": 0,
+            "pool_timeout": config["DATABASE_POOL_TIMEOUT"],
+        }
+        if url.startswith("sqlite"):
+            self.engine = create_engine(
+                url, connect_args={"timeout": config["SQLITE_BUSY_TIMEOUT"]}, **pool
+            )
+            _tune_sqlite(self.engine, config["SQLITE_SYNCHRONOUS"])
+        else:
+            # Pre-ping: a restarted PostgreSQL must not fail the first request after it.
+            self.engine = create_engine(url, pool_pre_ping=True, **pool)
+        self.is_sqlite = self.engine.dialect.name == "sqlite"
+        # SQLite takes the write lock up front, so two writers queue instead of deadlocking.
+        self._writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
+
+    def read(self):
+        """A connection for reading; its transaction ends when the block does."""
+        return self.engine.connect()
+
+    def write(self):
+        """A transaction that commits when the block ends without an exception."""
+        return self._writer.begin()
+
+
+def _tune_sqlite(engine, synchronous):
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection, _record):
+        # Let SQLAlchemy, not the sqlite3 module, decide where transactions begin.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA synchronous={synchronous}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def on_begin(connection):
+        mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
+        connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+def get_db():
+    """The current app's Database."""
+    return current_app.extensions["plantstore.db"]
+
+
+def init_db(db):
+    """Create every missing table; safe to run from several processes at once."""
+    with db.write() as conn:
+        if not db.is_sqlite:
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
+        metadata.create_all(conn)
+
+
+@click.command("init-db")
+@with_appcontext
+def init_db_command():
+    """Create the database schema (idempotent)."""
+    init_db(get_db())
+    click.echo("Database schema is ready.")
+
+
+def init_app(app):
+    """Create the app's engine and register the init-db command."""
+    app.extensions["plantstore.db"] = Database(app.config)
+    app.cli.add_command(init_db_command)

@@ -1,0 +1,120 @@
+"""Real gunicorn processes for end-to-end tests, and a plain HTTP client for them."""
+
+import http.client
+import json
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+START_TIMEOUT = 30
+
+
+def free_port():
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(condition, timeout, message):
+    """Poll condition until true; after timeout seconds fail with message (or its result)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"timed out after {timeout}s: {message() if callable(message) else message}"
+            )
+        time.sleep(0.05)
+
+
+class Response:
+    """Status, headers and decoded body of one HTTP exchange."""
+
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+    def json(self):
+        """The body parsed as JSON."""
+        return json.loads(self.body)
+
+
+class LiveServer:
+    """One gunicorn master with its workers, started from the project root like the Procfile."""
+
+    def __init__(self, log_path, env, token):
+        self.log_path = log_path
+        self.env = env
+        self.token = token
+        self.port = free_port()
+        self.process = None
+
+    def start(self):
+        """Run the Procfile's release step, start gunicorn, and wait until /healthz answers."""
+        env = {**os.environ, **self.env, "PORT": str(self.port)}
+        subprocess.run(
+            [sys.executable, "-m", "flask", "--app", "wsgi", "init-db"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+        )
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "gunicorn", "wsgi:app"],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        wait_for(self._healthy, START_TIMEOUT, lambda: f"gunicorn to serve; log:\n{self.log()}")
+
+    def _healthy(self):
+        if self.process.poll() is not None:
+            raise AssertionError(f"gunicorn exited; log:\n{self.log()}")
+        try:
+            return self.request("GET", "/healthz").status == 200
+        except OSError:
+            return False
+
+    def log(self):
+        """Everything gunicorn and the app wrote so far."""
+        return self.log_path.read_text(errors="replace")
+
+    def kill(self):
+        """SIGKILL the master and every worker at once."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self):
+        """Stop gracefully, or kill after a bounded wait."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def request(self, method, path, body=None, headers=None, token=None):
+        """One HTTP request on a fresh connection; a dict or list body is sent as JSON."""
+        headers = dict(headers or {})
+        if token or (token is None and path.startswith("/plants")):
+            headers.setdefault("Authorization", f"Bearer {token or self.token}")
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body).encode()
+            headers.setdefault("Content-Type", "application/json")
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            chunked = headers.get("Transfer-Encoding") == "chunked"
+            conn.request(method, path, body=body, headers=headers, encode_chunked=chunked)
+            response = conn.getresponse()
+            return Response(response.status, response.headers, response.read())
+        finally:
+            conn.close()

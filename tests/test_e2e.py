@@ -1,0 +1,112 @@
+"""End to end on real gunicorn, started as the Procfile does."""
+
+import re
+import threading
+
+import pytest
+
+from liveserver import wait_for
+
+pytestmark = pytest.mark.e2e
+
+
+def test_create_replay_conflict_over_http(live_server):
+    server = live_server()
+    plant = {"id": 42, "name": "Monstera", "tag": "tropical"}
+    created = server.request("POST", "/plants", plant)
+    assert created.status == 200
+    assert created.json() == {"name": "Monstera", "tag": "tropical"}
+    assert server.request("POST", "/plants", plant).status == 200
+    assert server.request("POST", "/plants", {**plant, "tag": "other"}).status == 409
+    refused = server.request("POST", "/plants", plant, token="wrong")
+    assert refused.status == 401
+    assert refused.headers["Content-Type"] == "application/json"
+
+
+def test_access_log_carries_the_request_id(live_server):
+    server = live_server()
+    server.request("GET", "/healthz", headers={"X-Request-ID": "e2e-trace-17"})
+    wait_for(lambda: "request_id=e2e-trace-17" in server.log(), 10, "the access log line")
+    line = next(line for line in server.log().splitlines() if "e2e-trace-17" in line)
+    assert '"GET /healthz HTTP/1.1" 200' in line
+
+
+def test_chunked_body_over_the_limit_is_413(live_server):
+    server = live_server(PLANTSTORE_MAX_CONTENT_LENGTH="1024")
+    chunks = (b'{"id": 1, "name": "' + b"x" * 100 for _ in range(20))
+    response = server.request(
+        "POST",
+        "/plants",
+        body=chunks,
+        headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+    )
+    assert response.status == 413
+    assert response.json()["error"] == 413
+
+
+def test_concurrent_creates_of_one_id_store_one_plant(live_server):
+    server = live_server(workers=2)
+    threads, results = 24, []
+    barrier = threading.Barrier(threads)
+
+    def create(number):
+        barrier.wait()
+        name = "Basil" if number % 2 else "Mint"
+        response = server.request("POST", "/plants", {"id": 99, "name": name})
+        results.append((response.status, response.json()))
+
+    workers = [threading.Thread(target=create, args=(n,)) for n in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert len(results) == threads
+    assert {status for status, _ in results} <= {200, 409}
+    winners = {body["name"] for status, body in results if status == 200}
+    assert len(winners) == 1
+    winner = winners.pop()
+    losers = [body for status, body in results if status == 409]
+    assert len(losers) == threads // 2
+    assert server.request("POST", "/plants", {"id": 99, "name": winner}).status == 200
+
+
+def test_acknowledged_plants_survive_kill_9(live_server):
+    server = live_server(workers=2)
+    acknowledged, stop = [], threading.Event()
+
+    def create_until_killed(offset):
+        for number in range(offset, 1_000_000, 4):
+            if stop.is_set():
+                return
+            try:
+                response = server.request(
+                    "POST", "/plants", {"id": number, "name": f"plant {number}"}
+                )
+            except OSError:
+                return
+            if response.status == 200:
+                acknowledged.append(number)
+
+    clients = [threading.Thread(target=create_until_killed, args=(n,)) for n in range(4)]
+    for client in clients:
+        client.start()
+    wait_for(lambda: len(acknowledged) >= 200, 60, "200 acknowledged creates")
+    server.kill()
+    stop.set()
+    for client in clients:
+        client.join()
+
+    restarted = live_server(workers=2)
+    for number in acknowledged:
+        response = restarted.request("POST", "/plants", {"id": number, "name": "changed"})
+        assert response.status == 409, f"plant {number} was acknowledged but is gone"
+
+
+def test_procfile_runs_init_db_on_release():
+    from liveserver import ROOT
+
+    lines = dict(
+        line.split(": ", 1) for line in (ROOT / "Procfile").read_text().splitlines() if line
+    )
+    assert lines["web"] == "gunicorn wsgi:app"
+    assert re.fullmatch(r"flask --app wsgi init-db", lines["release"])
