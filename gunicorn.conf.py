@@ -9,3 +9,6 @@ access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms request_id=%({x-request-i
 
 # Which X-Forwarded-* headers to believe is the app's decision (PLANTSTORE_TRUSTED_PROXIES).
 forwarded_allow_ips = ""
+
+# Instances sharing a host would fight over gunicorn's one default control socket path.
+control_socket_disable = True
