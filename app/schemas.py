@@ -1,6 +1,7 @@
 """The JSON shapes of the contract, and strict reading of a JSON request body."""
 
 import json
+import re
 
 from flask import request
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_dump, validate
@@ -9,6 +10,7 @@ from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMe
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 TEXT_MAX = 255
+INT64_RANGE = validate.Range(min=INT64_MIN, max=INT64_MAX)
 
 
 def _clean_text(value):
@@ -49,8 +51,46 @@ class NewPlantSchema(PlantSchema):
     id = fields.Integer(
         required=True,
         strict=True,
-        validate=validate.Range(min=INT64_MIN, max=INT64_MAX),
+        validate=INT64_RANGE,
         metadata={"format": "int64", "description": "Identification number of the plant"},
+    )
+
+
+class StoredPlantSchema(NewPlantSchema):
+    """StoredPlant: what the GET endpoints answer, the id included."""
+
+
+class IntegerLiteral(fields.Integer):
+    """An integer written in a URL as decimal digits with an optional minus sign."""
+
+    LITERAL = re.compile(r"-?[0-9]{1,19}")
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, str) or not self.LITERAL.fullmatch(value):
+            raise self.make_error("invalid")
+        return super()._deserialize(int(value), attr, data, **kwargs)
+
+
+class PlantIdSchema(Schema):
+    """The {id} of /plants/{id}."""
+
+    id = IntegerLiteral(required=True, validate=INT64_RANGE, metadata={"format": "int64"})
+
+
+class ListQuerySchema(Schema):
+    """The query of GET /plants: a page of at most limit plants with ids above after.
+
+    Unknown parameters are refused, so a typo such as ``limt`` is not silently ignored.
+    """
+
+    limit = IntegerLiteral(
+        load_default=100,
+        validate=validate.Range(min=1, max=1000),
+        metadata={"description": "Most plants in one page", "default": 100},
+    )
+    after = IntegerLiteral(
+        validate=INT64_RANGE,
+        metadata={"format": "int64", "description": "Only plants with a larger id"},
     )
 
 
