@@ -19,14 +19,13 @@ $(VENV)/.test: $(VENV)/.runtime tests/requirements.txt
 
 run: $(VENV)/.runtime
 	$(FLASK) init-db
-	@if [ -z "$$PLANTSTORE_API_TOKENS" ]; then \
-	  PLANTSTORE_API_TOKENS=$$($(BIN)/python -c 'import secrets; print(secrets.token_urlsafe(32))'); \
-	  export PLANTSTORE_API_TOKENS; \
-	  echo "Development token (PLANTSTORE_API_TOKENS was empty): $$PLANTSTORE_API_TOKENS"; \
+	@if [ -n "$$PLANTSTORE_API_TOKENS" ]; then \
+	  token=$${PLANTSTORE_API_TOKENS%%,*}; \
+	else \
+	  token=$$($(FLASK) tokens create "dev-$$(date +%Y%m%d-%H%M%S)" --expires-in 1) || exit 1; \
 	fi; \
-	token=$${PLANTSTORE_API_TOKENS%%,*}; \
 	echo "Serving on http://$(HOST):$(PORT). Try:"; \
-	echo "  curl -i -H 'Authorization: Bearer '$$token -H 'Content-Type: application/json' \\"; \
+	echo "  curl -i -H 'Authorization: Bearer $$token' -H 'Content-Type: application/json' \\"; \
 	echo "       -d '{\"id\": 1, \"name\": \"Monstera\", \"tag\": \"tropical\"}' http://$(HOST):$(PORT)/plants"; \
 	exec $(BIN)/gunicorn --bind $(HOST):$(PORT) wsgi:app
 

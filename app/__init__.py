@@ -2,7 +2,7 @@
 
 from flask import Flask
 
-from . import auth, config, db, errors, headers, health, openapi, plants
+from . import auth, config, db, errors, headers, health, openapi, plants, tokens
 
 
 def create_app(test_config=None):
@@ -15,5 +15,6 @@ def create_app(test_config=None):
     headers.init_app(app)
     app.register_blueprint(plants.bp)
     app.register_blueprint(health.bp)
+    tokens.init_app(app)
     openapi.init_app(app)
     return app

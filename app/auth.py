@@ -5,7 +5,11 @@ from typing import NamedTuple
 
 from flask import current_app
 from flask_httpauth import HTTPTokenAuth
+from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import Forbidden, Unauthorized
+
+from . import store
+from .db import get_db
 
 REALM = "plantstore"
 READ_WRITE = "read-write"
@@ -29,7 +33,12 @@ def token_hash(token):
 @auth.verify_token
 def verify_token(token):
     """The Caller for a token, or None: a hash lookup, so no secret is compared byte by byte."""
-    return current_app.extensions["plantstore.static_tokens"].get(token_hash(token))
+    digest = token_hash(token)
+    static = current_app.extensions["plantstore.static_tokens"].get(digest)
+    if static is not None:
+        return static
+    issued = store.find_token(get_db(), digest)
+    return Caller(issued.name, issued.scope) if issued else None
 
 
 @auth.get_user_roles
@@ -52,11 +61,27 @@ def auth_error(status):
     raise Unauthorized("A bearer token is required.", www_authenticate=(challenge,))
 
 
+def _warn_if_no_token(app):
+    if app.config["API_TOKENS"]:
+        return
+    db = app.extensions["plantstore.db"]
+    try:
+        live = store.count_live_tokens(db)
+    except SQLAlchemyError:
+        return  # no database or no schema yet: /healthz reports that
+    finally:
+        db.engine.dispose()  # no pooled connection may outlive a fork (gunicorn --preload)
+    if not live:
+        app.logger.warning(
+            "No API token is configured, so every /plants request is refused: create one with "
+            "'flask --app wsgi tokens create NAME' or set PLANTSTORE_API_TOKENS"
+        )
+
+
 def init_app(app):
-    """Index the static tokens of PLANTSTORE_API_TOKENS by hash."""
+    """Index the static tokens of PLANTSTORE_API_TOKENS by hash; warn if there is no token."""
     app.extensions["plantstore.static_tokens"] = {
         token_hash(token): Caller(f"static #{number}", READ_WRITE)
         for number, token in enumerate(app.config["API_TOKENS"], start=1)
     }
-    if not app.config["API_TOKENS"]:
-        app.logger.warning("No API token is configured: set PLANTSTORE_API_TOKENS")
+    _warn_if_no_token(app)

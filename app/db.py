@@ -27,6 +27,18 @@ plants = Table(
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
 )
 
+tokens = Table(
+    "tokens",
+    metadata,
+    Column("name", String(100), primary_key=True),
+    # Only the SHA-256 of a token is kept: reading the database gives no usable token.
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("scope", String(20), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True)),
+    Column("revoked_at", DateTime(timezone=True)),
+)
+
 # Any constant works; it only has to be the same in every process running init-db.
 SCHEMA_LOCK_KEY = 0x706C616E7473
 

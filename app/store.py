@@ -1,11 +1,13 @@
-"""Every SQL statement the API runs on plants."""
+"""Every SQL statement the service runs: plants and tokens."""
 
+import datetime
 import enum
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
 
-from .db import plants
+from .db import plants, tokens
 
 
 class Outcome(enum.Enum):
@@ -62,6 +64,72 @@ def delete_plant(db, plant_id):
     """Delete the plant with this id; False if there was none."""
     with db.write() as conn:
         return conn.execute(delete(plants).where(plants.c.id == plant_id)).rowcount == 1
+
+
+class DuplicateName(Exception):
+    """A token with this name exists already."""
+
+
+def utcnow():
+    """The current time, in UTC."""
+    return datetime.datetime.now(datetime.UTC)
+
+
+def create_token(db, name, token_hash, scope, expires_at):
+    """Record a token by its hash; raise DuplicateName if the name is taken."""
+    row = {
+        "name": name,
+        "token_hash": token_hash,
+        "scope": scope,
+        "created_at": utcnow(),
+        "expires_at": expires_at,
+    }
+    try:
+        with db.write() as conn:
+            conn.execute(insert(tokens).values(row))
+    except IntegrityError:
+        raise DuplicateName(name) from None
+
+
+def _live():
+    return (
+        tokens.c.revoked_at.is_(None),
+        or_(tokens.c.expires_at.is_(None), tokens.c.expires_at > utcnow()),
+    )
+
+
+def find_token(db, token_hash):
+    """Name and scope of the live (not revoked, not expired) token with this hash, or None."""
+    query = select(tokens.c.name, tokens.c.scope).where(tokens.c.token_hash == token_hash, *_live())
+    with db.read() as conn:
+        return conn.execute(query).first()
+
+
+def list_tokens(db):
+    """Every token's name, scope, creation, expiry and revocation; never its hash."""
+    query = select(
+        tokens.c.name, tokens.c.scope, tokens.c.created_at, tokens.c.expires_at, tokens.c.revoked_at
+    ).order_by(tokens.c.created_at, tokens.c.name)
+    with db.read() as conn:
+        return conn.execute(query).all()
+
+
+def revoke_token(db, name):
+    """Revoke the token with this name; False if there is none. Revoking twice is harmless."""
+    with db.write() as conn:
+        conn.execute(
+            update(tokens)
+            .where(tokens.c.name == name, tokens.c.revoked_at.is_(None))
+            .values(revoked_at=utcnow())
+        )
+        return conn.execute(select(tokens.c.name).where(tokens.c.name == name)).first() is not None
+
+
+def count_live_tokens(db):
+    """How many tokens in the table could authenticate a request now."""
+    query = select(func.count()).select_from(tokens).where(*_live())
+    with db.read() as conn:
+        return conn.execute(query).scalar_one()
 
 
 def ping(db):

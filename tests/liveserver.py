@@ -57,13 +57,8 @@ class LiveServer:
 
     def start(self):
         """Run the Procfile's release step, start gunicorn, and wait until /healthz answers."""
+        self.cli("init-db")
         env = {**os.environ, **self.env, "PORT": str(self.port)}
-        subprocess.run(
-            [sys.executable, "-m", "flask", "--app", "wsgi", "init-db"],
-            cwd=ROOT,
-            env=env,
-            check=True,
-        )
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "gunicorn", "wsgi:app"],
@@ -74,6 +69,18 @@ class LiveServer:
                 start_new_session=True,
             )
         wait_for(self._healthy, START_TIMEOUT, lambda: f"gunicorn to serve; log:\n{self.log()}")
+
+    def cli(self, *args):
+        """Run `flask --app wsgi ARGS` on this server's settings; return what it printed."""
+        result = subprocess.run(
+            [sys.executable, "-m", "flask", "--app", "wsgi", *args],
+            cwd=ROOT,
+            env={**os.environ, **self.env},
+            capture_output=True,
+            text=True,
+        )
+        assert result.returncode == 0, result.stderr
+        return result.stdout
 
     def _healthy(self):
         if self.process.poll() is not None:

@@ -1,0 +1,84 @@
+"""The ``tokens`` command group: issue, list and revoke bearer tokens."""
+
+import datetime
+import secrets
+
+import click
+from flask.cli import AppGroup
+
+from . import store
+from .auth import READ_ONLY, READ_WRITE, token_hash
+from .db import get_db
+
+# A fixed prefix makes a leaked token easy to find with grep or a secret scanner.
+TOKEN_PREFIX = "pst_"
+
+tokens_cli = AppGroup("tokens", help="Issue, list and revoke API tokens.")
+
+
+def _when(value):
+    if value is None:
+        return "-"
+    # SQLite hands back naive datetimes; everything is stored in UTC.
+    return value.replace(tzinfo=datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@tokens_cli.command("create")
+@click.argument("name")
+@click.option("--read-only", is_flag=True, help="Allow GET only; POST and DELETE get 403.")
+@click.option(
+    "--expires-in",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="DAYS",
+    help="Expire after this many days (fractions allowed); default never.",
+)
+def create_command(name, read_only, expires_in):
+    """Create a token; it is printed once, alone on the last line."""
+    if not 1 <= len(name) <= 100 or not name.isprintable():
+        raise click.BadParameter("1 to 100 printable characters", param_hint="NAME")
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    scope = READ_ONLY if read_only else READ_WRITE
+    expires_at = None
+    if expires_in is not None:
+        expires_at = store.utcnow() + datetime.timedelta(days=expires_in)
+    try:
+        store.create_token(get_db(), name, token_hash(token), scope, expires_at)
+    except store.DuplicateName:
+        raise click.ClickException(f"a token named {name!r} exists already") from None
+    click.echo(f"Created {scope} token {name!r}, expires {_when(expires_at)}.", err=True)
+    click.echo("It is shown this once and cannot be recovered:", err=True)
+    click.echo(token)
+
+
+@tokens_cli.command("list")
+def list_command():
+    """Show every token's name, scope, creation, expiry and revocation; never a secret."""
+    rows = [("NAME", "SCOPE", "CREATED", "EXPIRES", "REVOKED")]
+    for row in store.list_tokens(get_db()):
+        rows.append(
+            (
+                row.name,
+                row.scope,
+                _when(row.created_at),
+                _when(row.expires_at),
+                _when(row.revoked_at),
+            )
+        )
+    widths = [max(len(row[column]) for row in rows) for column in range(5)]
+    for row in rows:
+        cells = (value.ljust(width) for value, width in zip(row, widths, strict=True))
+        click.echo("  ".join(cells).rstrip())
+
+
+@tokens_cli.command("revoke")
+@click.argument("name")
+def revoke_command(name):
+    """Revoke a token at once, for every worker and host sharing the database."""
+    if not store.revoke_token(get_db(), name):
+        raise click.ClickException(f"there is no token named {name!r}")
+    click.echo(f"Revoked token {name!r}.")
+
+
+def init_app(app):
+    """Register the tokens command group."""
+    app.cli.add_command(tokens_cli)
