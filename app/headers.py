@@ -1,9 +1,10 @@
-"""Headers every response carries: request id, nosniff, and no caching of plant data."""
+"""Request headers we believe, and headers every response carries."""
 
 import re
 import uuid
 
 from flask import g, request
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 # A client's id is echoed only if it cannot smuggle anything into a header or a log line.
 SANE_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,200}")
@@ -25,6 +26,16 @@ def add_headers(response):
 
 
 def init_app(app):
-    """Register the hooks."""
+    """Believe X-Forwarded-* only from trusted proxies, and register the hooks."""
+    proxies = app.config["TRUSTED_PROXIES"]
+    if proxies:
+        app.wsgi_app = ProxyFix(
+            app.wsgi_app,
+            x_for=proxies,
+            x_proto=proxies,
+            x_host=proxies,
+            x_port=proxies,
+            x_prefix=proxies,
+        )
     app.before_request(assign_request_id)
     app.after_request(add_headers)

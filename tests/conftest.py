@@ -1,18 +1,42 @@
 """Fixtures: an app on a temporary database, its client, tokens, and live gunicorn servers."""
 
+import glob
+import os
+import shutil
+
 import pytest
+from sqlalchemy import create_engine
 
 from app import create_app
-from app.db import init_db
-from liveserver import LiveServer
+from app.db import init_db, metadata
+from liveserver import LiveServer, PrivatePostgres
 
 TOKEN = "test-read-write-token"
+POSTGRES_URL_VARIABLE = "PLANTSTORE_TEST_POSTGRES_URL"
 
 
 @pytest.fixture
-def database_url(tmp_path):
-    """A fresh SQLite database file."""
-    return f"sqlite:///{tmp_path / 'plantstore.sqlite'}"
+def postgres_url():
+    """The test PostgreSQL database, emptied; skips when PLANTSTORE_TEST_POSTGRES_URL is unset.
+
+    A set URL that does not answer fails the test: CI must not pass by skipping.
+    """
+    url = os.environ.get(POSTGRES_URL_VARIABLE)
+    if not url:
+        pytest.skip(f"{POSTGRES_URL_VARIABLE} is not set")
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        metadata.drop_all(conn)
+    engine.dispose()
+    return url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request, tmp_path):
+    """A fresh database on each backend: a SQLite file, and the test PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'plantstore.sqlite'}"
+    return request.getfixturevalue("postgres_url")
 
 
 @pytest.fixture
@@ -67,11 +91,11 @@ def auth_headers():
 
 
 @pytest.fixture
-def live_server(tmp_path, database_url):
-    """Start `gunicorn wsgi:app` as the Procfile does; stopped at the end of the test."""
+def live_server(tmp_path):
+    """Start `gunicorn wsgi:app` on a database as the Procfile does; stopped after the test."""
     servers = []
 
-    def start(workers=2, **env):
+    def start(database_url, workers=2, **env):
         env = {
             "PLANTSTORE_DATABASE_URL": database_url,
             "PLANTSTORE_API_TOKENS": TOKEN,
@@ -86,3 +110,14 @@ def live_server(tmp_path, database_url):
     yield start
     for server in servers:
         server.stop()
+
+
+@pytest.fixture
+def private_postgres():
+    """A PostgreSQL server to stop and start; needs root and PostgreSQL's server binaries."""
+    bin_dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
+    if not bin_dirs or os.geteuid() != 0 or not shutil.which("runuser"):
+        pytest.skip("needs root, runuser and PostgreSQL's server binaries to run a private server")
+    server = PrivatePostgres(bin_dirs[-1])
+    yield server
+    server.destroy()

@@ -4,14 +4,18 @@ import http.client
 import json
 import os
 import pathlib
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 START_TIMEOUT = 30
+# What a request to a server that is killed or stopped can raise.
+CONNECTION_ERRORS = (OSError, http.client.HTTPException)
 
 
 def free_port():
@@ -87,7 +91,7 @@ class LiveServer:
             raise AssertionError(f"gunicorn exited; log:\n{self.log()}")
         try:
             return self.request("GET", "/healthz").status == 200
-        except OSError:
+        except CONNECTION_ERRORS:
             return False
 
     def log(self):
@@ -110,18 +114,75 @@ class LiveServer:
             self.kill()
 
     def request(self, method, path, body=None, headers=None, token=None):
-        """One HTTP request on a fresh connection; a dict or list body is sent as JSON."""
+        """One HTTP request to this server, with its token on /plants unless told otherwise."""
         headers = dict(headers or {})
         if token or (token is None and path.startswith("/plants")):
             headers.setdefault("Authorization", f"Bearer {token or self.token}")
-        if isinstance(body, (dict, list)):
-            body = json.dumps(body).encode()
-            headers.setdefault("Content-Type", "application/json")
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        try:
-            chunked = headers.get("Transfer-Encoding") == "chunked"
-            conn.request(method, path, body=body, headers=headers, encode_chunked=chunked)
-            response = conn.getresponse()
-            return Response(response.status, response.headers, response.read())
-        finally:
-            conn.close()
+        return http_request(self.port, method, path, body, headers)
+
+
+def http_request(port, method, path, body=None, headers=None, source="127.0.0.1"):
+    """One HTTP request on a fresh connection from source; a dict or list body is sent as JSON."""
+    headers = dict(headers or {})
+    if isinstance(body, (dict, list)):
+        body = json.dumps(body).encode()
+        headers.setdefault("Content-Type", "application/json")
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
+    try:
+        chunked = headers.get("Transfer-Encoding") == "chunked"
+        conn.request(method, path, body=body, headers=headers, encode_chunked=chunked)
+        response = conn.getresponse()
+        return Response(response.status, response.headers, response.read())
+    finally:
+        conn.close()
+
+
+class PrivatePostgres:
+    """A PostgreSQL server of the test's own, which it may stop and start at will."""
+
+    def __init__(self, bin_dir):
+        self.bin_dir = bin_dir
+        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="plantstore-pg-"))
+        self.dir.chmod(0o755)
+        shutil.chown(self.dir, "postgres")
+        self.port = free_port()
+        self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
+        self._run("initdb", "-D", "data", "-A", "trust", "-U", "postgres", "--no-sync")
+        self.start()
+
+    def _run(self, program, *args):
+        subprocess.run(
+            ["runuser", "-u", "postgres", "--", f"{self.bin_dir}/{program}", *args],
+            cwd=self.dir,
+            check=True,
+            capture_output=True,
+        )
+
+    def start(self):
+        """Start the server and wait until it accepts connections."""
+        options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self._run("pg_ctl", "-D", "data", "-l", "log", "-o", options, "-w", "start")
+
+    def stop(self):
+        """Stop the server, ending every session (a fast shutdown)."""
+        self._run("pg_ctl", "-D", "data", "-m", "fast", "-w", "stop")
+
+    def destroy(self):
+        """Stop the server if it runs, and remove its files."""
+        subprocess.run(
+            [
+                "runuser",
+                "-u",
+                "postgres",
+                "--",
+                f"{self.bin_dir}/pg_ctl",
+                "-D",
+                "data",
+                "-m",
+                "immediate",
+                "stop",
+            ],
+            cwd=self.dir,
+            capture_output=True,
+        )
+        shutil.rmtree(self.dir, ignore_errors=True)

@@ -5,13 +5,13 @@ import threading
 
 import pytest
 
-from liveserver import wait_for
+from liveserver import CONNECTION_ERRORS, wait_for
 
 pytestmark = pytest.mark.e2e
 
 
-def test_create_replay_conflict_over_http(live_server):
-    server = live_server()
+def test_create_replay_conflict_over_http(live_server, database_url):
+    server = live_server(database_url)
     plant = {"id": 42, "name": "Monstera", "tag": "tropical"}
     created = server.request("POST", "/plants", plant)
     assert created.status == 200
@@ -23,16 +23,16 @@ def test_create_replay_conflict_over_http(live_server):
     assert refused.headers["Content-Type"] == "application/json"
 
 
-def test_access_log_carries_the_request_id(live_server):
-    server = live_server()
+def test_access_log_carries_the_request_id(live_server, database_url):
+    server = live_server(database_url)
     server.request("GET", "/healthz", headers={"X-Request-ID": "e2e-trace-17"})
     wait_for(lambda: "request_id=e2e-trace-17" in server.log(), 10, "the access log line")
     line = next(line for line in server.log().splitlines() if "e2e-trace-17" in line)
     assert '"GET /healthz HTTP/1.1" 200' in line
 
 
-def test_chunked_body_over_the_limit_is_413(live_server):
-    server = live_server(PLANTSTORE_MAX_CONTENT_LENGTH="1024")
+def test_chunked_body_over_the_limit_is_413(live_server, database_url):
+    server = live_server(database_url, PLANTSTORE_MAX_CONTENT_LENGTH="1024")
     chunks = (b'{"id": 1, "name": "' + b"x" * 100 for _ in range(20))
     response = server.request(
         "POST",
@@ -44,8 +44,8 @@ def test_chunked_body_over_the_limit_is_413(live_server):
     assert response.json()["error"] == 413
 
 
-def test_concurrent_creates_of_one_id_store_one_plant(live_server):
-    server = live_server(workers=2)
+def test_concurrent_creates_of_one_id_store_one_plant(live_server, database_url):
+    server = live_server(database_url, workers=2)
     threads, results = 24, []
     barrier = threading.Barrier(threads)
 
@@ -70,8 +70,8 @@ def test_concurrent_creates_of_one_id_store_one_plant(live_server):
     assert server.request("POST", "/plants", {"id": 99, "name": winner}).status == 200
 
 
-def test_acknowledged_plants_survive_kill_9(live_server):
-    server = live_server(workers=2)
+def test_acknowledged_plants_survive_kill_9(live_server, database_url):
+    server = live_server(database_url, workers=2)
     acknowledged, stop = [], threading.Event()
 
     def create_until_killed(offset):
@@ -82,7 +82,7 @@ def test_acknowledged_plants_survive_kill_9(live_server):
                 response = server.request(
                     "POST", "/plants", {"id": number, "name": f"plant {number}"}
                 )
-            except OSError:
+            except CONNECTION_ERRORS:
                 return
             if response.status == 200:
                 acknowledged.append(number)
@@ -96,7 +96,7 @@ def test_acknowledged_plants_survive_kill_9(live_server):
     for client in clients:
         client.join()
 
-    restarted = live_server(workers=2)
+    restarted = live_server(database_url, workers=2)
     for number in acknowledged:
         response = restarted.request("POST", "/plants", {"id": number, "name": "changed"})
         assert response.status == 409, f"plant {number} was acknowledged but is gone"

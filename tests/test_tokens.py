@@ -4,9 +4,11 @@ import datetime
 import re
 
 import pytest
+from sqlalchemy import select
 
 from app import store
 from app.auth import READ_WRITE, token_hash
+from app.db import metadata
 
 PLANT = {"id": 1, "name": "Fern"}
 
@@ -113,10 +115,14 @@ def test_list_shows_everything_but_the_secret(runner, issue):
 
 def test_database_holds_no_token_in_plain_text(app, issue, tmp_path):
     token = issue("ci")
-    app.extensions["plantstore.db"].engine.dispose()
-    stored = b"".join(path.read_bytes() for path in tmp_path.glob("plantstore.sqlite*"))
-    assert token_hash(token).encode() in stored
-    assert token.encode() not in stored
+    db = app.extensions["plantstore.db"]
+    with db.read() as conn:
+        rows = repr([conn.execute(select(table)).all() for table in metadata.sorted_tables])
+    db.engine.dispose()
+    files = b"".join(path.read_bytes() for path in tmp_path.glob("plantstore.sqlite*"))
+    assert token_hash(token) in rows
+    assert token not in rows
+    assert token.encode() not in files
 
 
 @pytest.mark.parametrize(
@@ -139,8 +145,8 @@ def test_bad_command_fails_cleanly(runner, issue, args, says):
 
 
 @pytest.mark.e2e
-def test_token_lifecycle_against_running_gunicorn(live_server):
-    server = live_server(workers=2)
+def test_token_lifecycle_against_running_gunicorn(live_server, database_url):
+    server = live_server(database_url, workers=2)
     token = server.cli("tokens", "create", "live").splitlines()[-1]
     for _ in range(10):
         assert server.request("GET", "/plants", token=token).status == 200
