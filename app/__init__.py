@@ -2,7 +2,7 @@
 
 from flask import Flask
 
-from . import auth, config, db, errors, headers, health, openapi, plants, tokens
+from . import auth, config, db, errors, headers, health, openapi, plants, tokens, webhooks
 
 
 def create_app(test_config=None):
@@ -16,5 +16,6 @@ def create_app(test_config=None):
     app.register_blueprint(plants.bp)
     app.register_blueprint(health.bp)
     tokens.init_app(app)
+    webhooks.init_app(app)
     openapi.init_app(app)
     return app

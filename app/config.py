@@ -2,6 +2,7 @@
 
 import os
 import re
+from urllib.parse import urlsplit
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
@@ -16,10 +17,17 @@ DEFAULTS = {
     "API_TOKENS": "",
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "TRUSTED_PROXIES": 0,
+    "WEBHOOK_URLS": "",
+    "WEBHOOK_SECRET": "",
+    "WEBHOOK_MAX_ATTEMPTS": 10,
+    "WEBHOOK_RETRY_DELAY": 10,
+    "WEBHOOK_RETRY_MAX_DELAY": 3600,
+    "WEBHOOK_TIMEOUT": 5,
+    "WEBHOOK_POLL_INTERVAL": 1,
 }
 
-# Secrets stay raw strings: from_prefixed_env would turn an all-digit token into an int.
-RAW_SETTINGS = ("API_TOKENS",)
+# Secrets and lists stay raw strings: from_prefixed_env would turn "123" into an int.
+RAW_SETTINGS = ("API_TOKENS", "WEBHOOK_URLS", "WEBHOOK_SECRET")
 
 # RFC 6750 b64token: what Werkzeug reads back as a bearer token.
 TOKEN_RE = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
@@ -60,12 +68,46 @@ def _check(config):
         raise ConfigError("PLANTSTORE_SQLITE_SYNCHRONOUS must be NORMAL, FULL or EXTRA")
     config["SQLITE_SYNCHRONOUS"] = synchronous
     config["API_TOKENS"] = _token_list(config["API_TOKENS"])
+    _require_int(config, "WEBHOOK_MAX_ATTEMPTS", minimum=1)
+    for key in (
+        "WEBHOOK_RETRY_DELAY",
+        "WEBHOOK_RETRY_MAX_DELAY",
+        "WEBHOOK_TIMEOUT",
+        "WEBHOOK_POLL_INTERVAL",
+    ):
+        _require_seconds(config, key)
+    config["WEBHOOK_URLS"] = _webhook_urls(config["WEBHOOK_URLS"])
+    if config["WEBHOOK_URLS"] and not config["WEBHOOK_SECRET"]:
+        raise ConfigError("PLANTSTORE_WEBHOOK_SECRET must be set when PLANTSTORE_WEBHOOK_URLS is")
 
 
 def _require_int(config, key, minimum):
     value = config[key]
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ConfigError(f"PLANTSTORE_{key} must be an integer >= {minimum}, not {value!r}")
+
+
+def _require_seconds(config, key):
+    value = config[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ConfigError(f"PLANTSTORE_{key} must be a number of seconds > 0, not {value!r}")
+
+
+def _split(value, name):
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if not isinstance(value, str):
+        raise ConfigError(f"PLANTSTORE_{name} must be a comma-separated list")
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _webhook_urls(value):
+    urls = _split(value, "WEBHOOK_URLS")
+    for url in urls:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"PLANTSTORE_WEBHOOK_URLS: {url!r} is not an http(s) URL")
+    return tuple(urls)
 
 
 def _database_url(value):
@@ -84,12 +126,7 @@ def _database_url(value):
 
 
 def _token_list(value):
-    if isinstance(value, (list, tuple)):
-        tokens = list(value)
-    elif isinstance(value, str):
-        tokens = [token.strip() for token in value.split(",") if token.strip()]
-    else:
-        raise ConfigError("PLANTSTORE_API_TOKENS must be a comma-separated list of tokens")
+    tokens = _split(value, "API_TOKENS")
     for token in tokens:
         if not isinstance(token, str) or not TOKEN_RE.fullmatch(token):
             raise ConfigError(

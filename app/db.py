@@ -7,9 +7,12 @@ from sqlalchemy import (
     BigInteger,
     Column,
     DateTime,
+    Index,
+    Integer,
     MetaData,
     String,
     Table,
+    Text,
     create_engine,
     event,
     func,
@@ -37,6 +40,26 @@ tokens = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("expires_at", DateTime(timezone=True)),
     Column("revoked_at", DateTime(timezone=True)),
+)
+
+# The outbox: one row per new plant and receiver, written in the plant's own transaction.
+deliveries = Table(
+    "deliveries",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("url", Text, nullable=False),
+    Column("event", String(50), nullable=False),
+    # The exact bytes that are signed and sent, on every attempt.
+    Column("body", Text, nullable=False),
+    Column("status", String(10), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("next_attempt_at", DateTime(timezone=True), nullable=False),
+    # A worker's claim: nobody else sends the delivery before this time.
+    Column("claimed_until", DateTime(timezone=True)),
+    Column("delivered_at", DateTime(timezone=True)),
+    Column("last_error", Text),
+    Index("deliveries_due", "status", "next_attempt_at"),
 )
 
 # Any constant works; it only has to be the same in every process running init-db.

@@ -3,7 +3,7 @@
 from flask import Blueprint, Response, request, url_for
 from werkzeug.exceptions import Conflict, NotFound
 
-from . import store
+from . import store, webhooks
 from .auth import READ_WRITE, auth
 from .db import get_db
 from .schemas import (
@@ -29,7 +29,8 @@ list_query_schema = ListQuerySchema()
 @auth.login_required(role=READ_WRITE)
 def create_plant():
     """Create a plant; a retry with the same content is answered the same."""
-    outcome, stored = store.create_plant(get_db(), load_json_body(new_plant_schema))
+    plant = load_json_body(new_plant_schema)
+    outcome, stored = store.create_plant(get_db(), plant, webhooks.outbox_rows(plant))
     if outcome is store.Outcome.CONFLICT:
         raise Conflict(f"A different plant with id {stored['id']} already exists.")
     return plant_schema.dump(stored)

@@ -7,7 +7,9 @@ from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
-from .db import plants, tokens
+from .db import deliveries, plants, tokens
+
+PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
 
 
 class Outcome(enum.Enum):
@@ -26,13 +28,25 @@ def _insert(db):
     return (sqlite if db.is_sqlite else postgresql).insert(plants)
 
 
-def create_plant(db, plant):
-    """Store plant unless its id exists; compare with the stored one if it does."""
+def create_plant(db, plant, outbox=()):
+    """Store plant unless its id exists; compare with the stored one if it does.
+
+    The outbox rows (webhook deliveries) are written in the same transaction, and only when the
+    plant is new: both are kept, or neither.
+    """
     values = {"id": plant["id"], "name": plant["name"], "tag": plant.get("tag")}
-    statement = _insert(db).values(values).on_conflict_do_nothing(index_elements=["id"])
+    # RETURNING tells whether the row went in: psycopg reports no rowcount for ON CONFLICT.
+    statement = (
+        _insert(db)
+        .values(values)
+        .on_conflict_do_nothing(index_elements=["id"])
+        .returning(plants.c.id)
+    )
     while True:
         with db.write() as conn:
-            if conn.execute(statement).rowcount == 1:
+            if conn.execute(statement).first() is not None:
+                if outbox:
+                    conn.execute(insert(deliveries), list(outbox))
                 return Outcome.CREATED, values
             # The conflicting row is committed: PostgreSQL waited for it, SQLite holds the lock.
             stored = conn.execute(_columns().where(plants.c.id == plant["id"])).first()
@@ -130,6 +144,90 @@ def count_live_tokens(db):
     query = select(func.count()).select_from(tokens).where(*_live())
     with db.read() as conn:
         return conn.execute(query).scalar_one()
+
+
+def claim_delivery(db, lease):
+    """Claim the most overdue pending delivery for lease (a timedelta), counting the attempt.
+
+    On PostgreSQL, SKIP LOCKED lets workers on several hosts claim side by side; on SQLite the
+    write lock makes the claim atomic.
+    """
+    now = utcnow()
+    due = (
+        select(deliveries.c.id)
+        .where(
+            deliveries.c.status == PENDING,
+            deliveries.c.next_attempt_at <= now,
+            or_(deliveries.c.claimed_until.is_(None), deliveries.c.claimed_until < now),
+        )
+        .order_by(deliveries.c.next_attempt_at)
+        .limit(1)
+        .with_for_update(skip_locked=True)
+        .scalar_subquery()
+    )
+    claim = (
+        update(deliveries)
+        .where(deliveries.c.id == due)
+        .values(claimed_until=now + lease, attempts=deliveries.c.attempts + 1)
+        .returning(
+            deliveries.c.id,
+            deliveries.c.url,
+            deliveries.c.event,
+            deliveries.c.body,
+            deliveries.c.attempts,
+        )
+    )
+    with db.write() as conn:
+        return conn.execute(claim).first()
+
+
+def finish_delivery(db, delivery_id, error=None, retry_at=None):
+    """Record an attempt: delivered when there is no error, else retried at retry_at or failed."""
+    values = {"claimed_until": None, "last_error": error}
+    if error is None:
+        values.update(status=DELIVERED, delivered_at=utcnow())
+    elif retry_at is not None:
+        values.update(next_attempt_at=retry_at)
+    else:
+        values.update(status=FAILED)
+    with db.write() as conn:
+        conn.execute(
+            update(deliveries)
+            .where(deliveries.c.id == delivery_id, deliveries.c.status == PENDING)
+            .values(values)
+        )
+
+
+def delivery_summary(db):
+    """Deliveries counted by status, and when the oldest pending one was created."""
+    counts = select(deliveries.c.status, func.count()).group_by(deliveries.c.status)
+    oldest = select(func.min(deliveries.c.created_at)).where(deliveries.c.status == PENDING)
+    with db.read() as conn:
+        by_status = dict(conn.execute(counts).all())
+        return {status: by_status.get(status, 0) for status in (PENDING, DELIVERED, FAILED)}, (
+            conn.execute(oldest).scalar_one()
+        )
+
+
+def failed_deliveries(db):
+    """Every delivery that ran out of attempts, oldest first."""
+    query = (
+        select(deliveries.c.id, deliveries.c.url, deliveries.c.attempts, deliveries.c.last_error)
+        .where(deliveries.c.status == FAILED)
+        .order_by(deliveries.c.created_at)
+    )
+    with db.read() as conn:
+        return conn.execute(query).all()
+
+
+def retry_failed_deliveries(db):
+    """Make every failed delivery pending again with fresh attempts; how many there were."""
+    with db.write() as conn:
+        return conn.execute(
+            update(deliveries)
+            .where(deliveries.c.status == FAILED)
+            .values(status=PENDING, attempts=0, next_attempt_at=utcnow(), last_error=None)
+        ).rowcount
 
 
 def ping(db):

@@ -1,0 +1,167 @@
+"""Webhooks: the outbox rows a create writes, and the worker that delivers them."""
+
+import datetime
+import hashlib
+import hmac
+import json
+import logging
+import random
+import signal
+import threading
+import uuid
+
+import click
+import httpx
+from flask import current_app
+from flask.cli import AppGroup
+
+from . import store
+from .db import get_db
+
+EVENT = "plant.created"
+
+
+def outbox_rows(plant):
+    """One pending delivery per configured receiver, announcing plant (a loaded NewPlant)."""
+    urls = current_app.config["WEBHOOK_URLS"]
+    if not urls:
+        return []
+    body = json.dumps(plant, separators=(",", ":"), ensure_ascii=False)
+    now = store.utcnow()
+    return [
+        {
+            "id": uuid.uuid4().hex,
+            "url": url,
+            "event": EVENT,
+            "body": body,
+            "status": store.PENDING,
+            "attempts": 0,
+            "created_at": now,
+            "next_attempt_at": now,
+        }
+        for url in urls
+    ]
+
+
+def signature(secret, body):
+    """The X-Plantstore-Signature value: HMAC-SHA256 of the exact body bytes."""
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+class Worker:
+    """Claims due deliveries one at a time, sends them, and records the outcome."""
+
+    def __init__(self, app):
+        config = app.config
+        self.db = app.extensions["plantstore.db"]
+        self.logger = app.logger
+        self.secret = config["WEBHOOK_SECRET"]
+        self.max_attempts = config["WEBHOOK_MAX_ATTEMPTS"]
+        self.base_delay = config["WEBHOOK_RETRY_DELAY"]
+        self.max_delay = config["WEBHOOK_RETRY_MAX_DELAY"]
+        self.poll_interval = config["WEBHOOK_POLL_INTERVAL"]
+        timeout = config["WEBHOOK_TIMEOUT"]
+        # Connect, write and read each have the timeout: a claim outlasts all of them together.
+        self.lease = datetime.timedelta(seconds=4 * timeout)
+        self.client = httpx.Client(
+            timeout=httpx.Timeout(timeout),
+            follow_redirects=False,
+            headers={"User-Agent": "plantstore"},
+        )
+
+    def run(self, stop):
+        """Deliver until stop (a threading.Event) is set; an attempt under way is finished."""
+        while not stop.is_set():
+            if not self.deliver_one():
+                stop.wait(self.poll_interval)
+        self.client.close()
+
+    def deliver_one(self):
+        """Send the most overdue delivery, if any is due; whether there was one."""
+        delivery = store.claim_delivery(self.db, self.lease)
+        if delivery is None:
+            return False
+        error = self._send(delivery)
+        retry_at = None
+        if error is not None and delivery.attempts < self.max_attempts:
+            retry_at = store.utcnow() + datetime.timedelta(seconds=self._backoff(delivery.attempts))
+        store.finish_delivery(self.db, delivery.id, error, retry_at)
+        self.logger.info(
+            "delivery %s to %s attempt %d: %s",
+            delivery.id,
+            delivery.url,
+            delivery.attempts,
+            error or "delivered",
+        )
+        return True
+
+    def _send(self, delivery):
+        body = delivery.body.encode()
+        headers = {
+            "Content-Type": "application/json",
+            "X-Plantstore-Event": delivery.event,
+            "X-Plantstore-Delivery": delivery.id,
+            "X-Plantstore-Signature": signature(self.secret, body),
+        }
+        try:
+            # Streamed, so the receiver's answer body is never read: only its status counts.
+            with self.client.stream(
+                "POST", delivery.url, content=body, headers=headers
+            ) as response:
+                status = response.status_code
+        except httpx.TimeoutException:
+            return "timeout"
+        except httpx.HTTPError as error:
+            return f"{type(error).__name__}: {error}"
+        return None if 200 <= status < 300 else f"HTTP {status}"
+
+    def _backoff(self, attempts):
+        """Exponential delay with jitter, so failing receivers are not hit in lockstep."""
+        delay = min(self.max_delay, self.base_delay * 2 ** (attempts - 1))
+        return random.uniform(delay / 2, delay)
+
+
+webhooks_cli = AppGroup("webhooks", help="Deliver webhook events and inspect deliveries.")
+
+
+@webhooks_cli.command("run")
+def run_command():
+    """Deliver events until SIGTERM or SIGINT (the Procfile's worker)."""
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    # Each attempt's outcome is the worker's log.
+    current_app.logger.setLevel(logging.INFO)
+    worker = Worker(current_app)
+    click.echo(
+        f"Delivering webhooks to {len(current_app.config['WEBHOOK_URLS'])} receiver(s).", err=True
+    )
+    worker.run(stop)
+    click.echo("Webhook worker stopped.", err=True)
+
+
+@webhooks_cli.command("status")
+def status_command():
+    """Count pending, delivered and failed deliveries; list the failed ones."""
+    db = get_db()
+    counts, oldest = store.delivery_summary(db)
+    for status, count in counts.items():
+        click.echo(f"{status}: {count}")
+    if oldest is not None:
+        age = store.utcnow() - oldest.replace(tzinfo=datetime.UTC)
+        click.echo(f"oldest pending: {int(age.total_seconds())}s")
+    for failed in store.failed_deliveries(db):
+        click.echo(
+            f"failed {failed.id} {failed.url} after {failed.attempts} attempts: {failed.last_error}"
+        )
+
+
+@webhooks_cli.command("retry-failed")
+def retry_failed_command():
+    """Give every failed delivery a fresh set of attempts."""
+    click.echo(f"Retrying {store.retry_failed_deliveries(get_db())} failed delivery(ies).")
+
+
+def init_app(app):
+    """Register the webhooks command group."""
+    app.cli.add_command(webhooks_cli)
