@@ -6,7 +6,7 @@ FLASK := $(BIN)/flask --app wsgi
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint clean
+.PHONY: run test lint bench clean
 
 $(VENV)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,10 @@ lint: $(VENV)/.test
 
 test: lint
 	$(BIN)/pytest
+
+bench: $(VENV)/.runtime
+	@command -v wrk >/dev/null || { echo "make bench needs wrk: apt-get install wrk"; exit 1; }
+	$(BIN)/python bench/run.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

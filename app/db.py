@@ -1,5 +1,8 @@
 """Database: the engine, the tables and the ``init-db`` command."""
 
+import contextlib
+import threading
+
 import click
 from flask import current_app
 from flask.cli import with_appcontext
@@ -85,17 +88,23 @@ class Database:
         else:
             # Pre-ping: a restarted PostgreSQL must not fail the first request after it.
             self.engine = create_engine(url, pool_pre_ping=True, **pool)
-        self.is_sqlite = self.engine.dialect.name == "sqlite"
+        self.dialect = self.engine.dialect.name
+        self.is_sqlite = self.dialect == "sqlite"
         # SQLite takes the write lock up front, so two writers queue instead of deadlocking.
         self._writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
+        # Threads of one process queue here rather than in SQLite's busy handler, which sleeps
+        # in steps of up to 100 ms and so stretches the slowest writes.
+        self._write_lock = threading.Lock() if self.is_sqlite else contextlib.nullcontext()
 
     def read(self):
-        """A connection for reading; its transaction ends when the block does."""
+        """A connection for reading, back to the pool when the block ends."""
         return self.engine.connect()
 
+    @contextlib.contextmanager
     def write(self):
         """A transaction that commits when the block ends without an exception."""
-        return self._writer.begin()
+        with self._write_lock, self._writer.begin() as conn:
+            yield conn
 
 
 def _tune_sqlite(engine, synchronous):
@@ -110,8 +119,10 @@ def _tune_sqlite(engine, synchronous):
 
     @event.listens_for(engine, "begin")
     def on_begin(connection):
-        mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
-        connection.exec_driver_sql(f"BEGIN {mode}")
+        # Reads are single statements and need no transaction; writes lock up front.
+        mode = connection.get_execution_options().get("sqlite_begin")
+        if mode:
+            connection.connection.driver_connection.execute(f"BEGIN {mode}")
 
 
 def get_db():
