@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -34,6 +35,31 @@ def wait_for(condition, timeout, message):
                 f"timed out after {timeout}s: {message() if callable(message) else message}"
             )
         time.sleep(0.05)
+
+
+def race_creates(servers, plant_id, count=24):
+    """POST plant_id from count threads at once, spread over servers, half of them with another
+    name; assert that one content won everywhere and return its name."""
+    barrier, results = threading.Barrier(count), []
+
+    def create(number):
+        barrier.wait()
+        name = "Basil" if number // len(servers) % 2 else "Mint"
+        server = servers[number % len(servers)]
+        response = server.request("POST", "/plants", {"id": plant_id, "name": name})
+        results.append((response.status, response.json()))
+
+    threads = [threading.Thread(target=create, args=(number,)) for number in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == count
+    assert {status for status, _ in results} <= {200, 409}
+    winners = {body["name"] for status, body in results if status == 200}
+    assert len(winners) == 1
+    assert sum(status == 409 for status, _ in results) == count // 2
+    return winners.pop()
 
 
 class Response:

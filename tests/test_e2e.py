@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from liveserver import CONNECTION_ERRORS, wait_for
+from liveserver import CONNECTION_ERRORS, race_creates, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -46,28 +46,8 @@ def test_chunked_body_over_the_limit_is_413(live_server, database_url):
 
 def test_concurrent_creates_of_one_id_store_one_plant(live_server, database_url):
     server = live_server(database_url, workers=2)
-    threads, results = 24, []
-    barrier = threading.Barrier(threads)
-
-    def create(number):
-        barrier.wait()
-        name = "Basil" if number % 2 else "Mint"
-        response = server.request("POST", "/plants", {"id": 99, "name": name})
-        results.append((response.status, response.json()))
-
-    workers = [threading.Thread(target=create, args=(n,)) for n in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    assert len(results) == threads
-    assert {status for status, _ in results} <= {200, 409}
-    winners = {body["name"] for status, body in results if status == 200}
-    assert len(winners) == 1
-    winner = winners.pop()
-    losers = [body for status, body in results if status == 409]
-    assert len(losers) == threads // 2
-    assert server.request("POST", "/plants", {"id": 99, "name": winner}).status == 200
+    winner = race_creates([server], 99)
+    assert server.request("GET", "/plants").json() == [{"id": 99, "name": winner}]
 
 
 def test_acknowledged_plants_survive_kill_9(live_server, database_url):

@@ -3,11 +3,10 @@
 import os
 import subprocess
 import sys
-import threading
 
 import pytest
 
-from liveserver import ROOT, wait_for
+from liveserver import ROOT, race_creates, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -27,27 +26,9 @@ def test_plant_created_through_one_is_read_through_the_other(instances):
 
 
 def test_concurrent_creates_across_instances_store_one_plant(instances):
-    threads, results = 24, []
-    barrier = threading.Barrier(threads)
-
-    def create(number):
-        barrier.wait()
-        server = instances[number % 2]
-        name = "Basil" if number % 4 < 2 else "Mint"
-        response = server.request("POST", "/plants", {"id": 7, "name": name})
-        results.append((response.status, response.json()))
-
-    workers = [threading.Thread(target=create, args=(n,)) for n in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    assert {status for status, _ in results} <= {200, 409}
-    winners = {body["name"] for status, body in results if status == 200}
-    assert len(winners) == 1
-    assert sum(status == 409 for status, _ in results) == threads // 2
-    page = instances[0].request("GET", "/plants").json()
-    assert page == [{"id": 7, "name": winners.pop()}]
+    winner = race_creates(list(instances), 7)
+    for server in instances:
+        assert server.request("GET", "/plants").json() == [{"id": 7, "name": winner}]
 
 
 def test_token_revoked_by_the_cli_is_refused_by_every_instance(instances):
