@@ -1,7 +1,8 @@
 """Database: the engine, the tables and the ``init-db`` command."""
 
 import contextlib
-import threading
+import fcntl
+import os
 
 import click
 from flask import current_app
@@ -92,9 +93,9 @@ class Database:
         self.is_sqlite = self.dialect == "sqlite"
         # SQLite takes the write lock up front, so two writers queue instead of deadlocking.
         self._writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
-        # Threads of one process queue here rather than in SQLite's busy handler, which sleeps
-        # in steps of up to 100 ms and so stretches the slowest writes.
-        self._write_lock = threading.Lock() if self.is_sqlite else contextlib.nullcontext()
+        database = self.engine.url.database
+        on_disk = self.is_sqlite and database not in (None, "", ":memory:")
+        self.writer_lock_path = f"{database}-writer" if on_disk else None
 
     def read(self):
         """A connection for reading, back to the pool when the block ends."""
@@ -103,8 +104,28 @@ class Database:
     @contextlib.contextmanager
     def write(self):
         """A transaction that commits when the block ends without an exception."""
-        with self._write_lock, self._writer.begin() as conn:
+        # Connected first, so that a database that cannot be opened is an error of the database.
+        with self._writer.connect() as conn, self._writers_turn(), conn.begin():
             yield conn
+
+    @contextlib.contextmanager
+    def _writers_turn(self):
+        # SQLite writers of every thread and process on this host queue on one file lock, which
+        # wakes the next one as soon as it is free; in SQLite's busy handler they would sleep in
+        # steps of up to 100 ms, and the other worker's writers starve while one worker writes.
+        if self.writer_lock_path is None:
+            yield
+            return
+        # Each call opens its own file description, so threads of one process exclude each
+        # other too, and no descriptor is shared with a process forked after it. No timeout:
+        # the holder runs a few statements, each bounded by SQLite's busy timeout, and the
+        # kernel drops the lock of a process that dies.
+        lock = os.open(self.writer_lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(lock)
 
 
 def _tune_sqlite(engine, synchronous):

@@ -1,6 +1,8 @@
 """POST /plants: the contract's 'Validating a NewPlant' and 'Creating a plant' sections."""
 
+import fcntl
 import json
+import threading
 
 import pytest
 
@@ -174,3 +176,22 @@ def test_same_id_with_other_content_is_409_and_keeps_the_plant(client, auth_head
 def test_tag_added_on_retry_is_a_conflict(client, auth_headers):
     assert post(client, auth_headers, {"id": 8, "name": "Aloe"}).status_code == 200
     assert_error(post(client, auth_headers, {"id": 8, "name": "Aloe", "tag": "x"}), 409)
+
+
+def test_sqlite_writers_of_the_host_take_turns(app, client, auth_headers):
+    db = app.extensions["plantstore.db"]
+    if not db.is_sqlite:
+        pytest.skip("PostgreSQL queues writers itself")
+    answers = []
+    writer = threading.Thread(
+        target=lambda: answers.append(post(client, auth_headers, {"id": 9, "name": "Ivy"}))
+    )
+    # Another process's writer holds the lock: this create waits for its turn, then goes in.
+    with open(db.writer_lock_path, "a") as other_writer:
+        fcntl.flock(other_writer, fcntl.LOCK_EX)
+        writer.start()
+        writer.join(timeout=0.5)
+        assert writer.is_alive() and not answers
+    writer.join(timeout=10)
+    assert [response.status_code for response in answers] == [200]
+    assert client.get("/plants/9", headers=auth_headers).get_json() == {"id": 9, "name": "Ivy"}
