@@ -62,6 +62,39 @@ def race_creates(servers, plant_id, count=24):
     return winners.pop()
 
 
+def create_until_killed(server, acknowledged_at_least, clients=4):
+    """Create plants from several clients until that many were answered 200, then kill -9
+    the server mid-stream; return the ids that were acknowledged."""
+    acknowledged, stop = [], threading.Event()
+
+    def create(offset):
+        for number in range(offset, 1_000_000, clients):
+            if stop.is_set():
+                return
+            try:
+                response = server.request(
+                    "POST", "/plants", {"id": number, "name": f"plant {number}"}
+                )
+            except CONNECTION_ERRORS:
+                return
+            if response.status == 200:
+                acknowledged.append(number)
+
+    threads = [threading.Thread(target=create, args=(n,)) for n in range(clients)]
+    for thread in threads:
+        thread.start()
+    wait_for(
+        lambda: len(acknowledged) >= acknowledged_at_least,
+        60,
+        f"{acknowledged_at_least} acknowledged creates",
+    )
+    server.kill()
+    stop.set()
+    for thread in threads:
+        thread.join()
+    return acknowledged
+
+
 class Response:
     """Status, headers and decoded body of one HTTP exchange."""
 

@@ -1,11 +1,10 @@
 """End to end on real gunicorn, started as the Procfile does."""
 
 import re
-import threading
 
 import pytest
 
-from liveserver import CONNECTION_ERRORS, race_creates, wait_for
+from liveserver import create_until_killed, race_creates, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -52,29 +51,7 @@ def test_concurrent_creates_of_one_id_store_one_plant(live_server, database_url)
 
 def test_acknowledged_plants_survive_kill_9(live_server, database_url):
     server = live_server(database_url, workers=2)
-    acknowledged, stop = [], threading.Event()
-
-    def create_until_killed(offset):
-        for number in range(offset, 1_000_000, 4):
-            if stop.is_set():
-                return
-            try:
-                response = server.request(
-                    "POST", "/plants", {"id": number, "name": f"plant {number}"}
-                )
-            except CONNECTION_ERRORS:
-                return
-            if response.status == 200:
-                acknowledged.append(number)
-
-    clients = [threading.Thread(target=create_until_killed, args=(n,)) for n in range(4)]
-    for client in clients:
-        client.start()
-    wait_for(lambda: len(acknowledged) >= 200, 60, "200 acknowledged creates")
-    server.kill()
-    stop.set()
-    for client in clients:
-        client.join()
+    acknowledged = create_until_killed(server, 200)
 
     restarted = live_server(database_url, workers=2)
     for number in acknowledged:

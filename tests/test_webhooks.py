@@ -11,11 +11,13 @@ import sys
 
 import pytest
 from receiver import Receiver
+from sqlalchemy import create_engine, select
 
 from app.config import ConfigError
+from app.db import plants
 from app.webhooks import Worker
 from conftest import TOKEN
-from liveserver import ROOT, wait_for
+from liveserver import ROOT, create_until_killed, wait_for
 
 SECRET = "webhook-test-secret"
 
@@ -267,3 +269,22 @@ def test_two_workers_deliver_each_event_once(hooked_server, receiver):
     wait_for(lambda: "pending: 0" in server.cli("webhooks", "status"), 30, "no pending delivery")
     deliveries = receiver.deliveries()
     assert len(deliveries) == len(set(deliveries)) == 40
+
+
+@pytest.mark.e2e
+def test_kill_9_of_the_web_server_leaves_one_event_per_stored_plant(
+    hooked_server, receiver, database_url
+):
+    server, worker = hooked_server
+    acknowledged = create_until_killed(server, 100)
+    engine = create_engine(database_url)
+    with engine.connect() as conn:
+        stored = set(conn.execute(select(plants.c.id)).scalars())
+    engine.dispose()
+    assert set(acknowledged) <= stored
+    worker()
+    wait_for(lambda: "pending: 0" in server.cli("webhooks", "status"), 60, "no pending delivery")
+    # The plant and its delivery commit together: the kill left no plant without its event.
+    delivered = re.search(r"delivered: (\d+)", server.cli("webhooks", "status"))
+    assert int(delivered.group(1)) == len(stored)
+    assert sorted(json.loads(body)["id"] for _, body in receiver.requests) == sorted(stored)
