@@ -15,6 +15,17 @@ TOKEN = "test-read-write-token"
 POSTGRES_URL_VARIABLE = "PLANTSTORE_TEST_POSTGRES_URL"
 
 
+def assert_error(response, status):
+    """Assert that a test-client response is the Error shape for status; return its message."""
+    assert response.status_code == status
+    assert response.mimetype == "application/json"
+    body = response.get_json()
+    assert set(body) == {"error", "message"}
+    assert body["error"] == status
+    assert isinstance(body["message"], str) and body["message"]
+    return body["message"]
+
+
 @pytest.fixture
 def postgres_url():
     """The test PostgreSQL database, emptied; skips when PLANTSTORE_TEST_POSTGRES_URL is unset.

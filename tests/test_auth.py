@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import TOKEN
+from conftest import TOKEN, assert_error
 
 PLANT = {"id": 1, "name": "Fern"}
 CHALLENGE = 'Bearer realm="plantstore"'
@@ -24,8 +24,7 @@ INVALID = 'Bearer realm="plantstore", error="invalid_token"'
 def test_refused_request_is_401_with_challenge(client, authorization, challenge):
     headers = {"Authorization": authorization} if authorization else {}
     response = client.post("/plants", json=PLANT, headers=headers)
-    assert response.status_code == 401
-    assert response.get_json()["error"] == 401
+    assert_error(response, 401)
     assert set(response.get_json()) == {"error", "message"}
     assert response.headers["WWW-Authenticate"] == challenge
 

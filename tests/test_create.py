@@ -6,6 +6,8 @@ import threading
 
 import pytest
 
+from conftest import assert_error
+
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
@@ -13,16 +15,6 @@ INT64_MAX = 2**63 - 1
 def post(client, headers, body, content_type="application/json"):
     data = body if isinstance(body, (bytes, str)) else json.dumps(body)
     return client.post("/plants", data=data, headers={**headers, "Content-Type": content_type})
-
-
-def assert_error(response, status):
-    assert response.status_code == status
-    assert response.mimetype == "application/json"
-    body = response.get_json()
-    assert set(body) == {"error", "message"}
-    assert body["error"] == status
-    assert isinstance(body["message"], str) and body["message"]
-    return body["message"]
 
 
 @pytest.mark.parametrize(

@@ -4,12 +4,7 @@ import logging
 
 import pytest
 
-
-def assert_error(response, status):
-    assert response.status_code == status
-    assert response.mimetype == "application/json"
-    assert response.get_json()["error"] == status
-    assert set(response.get_json()) == {"error", "message"}
+from conftest import assert_error
 
 
 @pytest.mark.parametrize("path", ["/", "/nothing", "/plants/1/leaves"])

@@ -4,6 +4,8 @@ import re
 
 import pytest
 
+from conftest import assert_error
+
 INT64_MAX = 2**63 - 1
 LINK = re.compile(r'<(?P<url>[^>]+)>; rel="next"')
 
@@ -34,8 +36,7 @@ def test_read_omits_a_missing_tag(client, auth_headers, create):
 
 def test_read_unknown_id_is_404(client, auth_headers):
     response = client.get("/plants/404", headers=auth_headers)
-    assert response.status_code == 404
-    assert response.get_json()["error"] == 404
+    assert_error(response, 404)
 
 
 @pytest.mark.parametrize(
@@ -75,8 +76,7 @@ def test_delete_is_204_empty_then_read_and_delete_are_404(client, auth_headers, 
     assert "Content-Type" not in deleted.headers
     assert client.get("/plants/9", headers=auth_headers).status_code == 404
     again = client.delete("/plants/9", headers=auth_headers)
-    assert again.status_code == 404
-    assert again.get_json()["error"] == 404
+    assert_error(again, 404)
 
 
 def test_deleted_id_can_be_created_again(client, auth_headers, create):
