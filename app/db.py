@@ -1,6 +1,7 @@
 """Database: the engine, the tables and the ``init-db`` command."""
 
 import contextlib
+import datetime
 import fcntl
 import os
 
@@ -17,11 +18,32 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    TypeDecorator,
     create_engine,
     event,
     func,
     text,
 )
+
+
+class UTCDateTime(TypeDecorator):
+    """A point in time, written and read back as an aware datetime in UTC on both backends."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        """Store UTC: SQLite keeps the wall-clock digits and drops the zone."""
+        return value.astimezone(datetime.UTC) if value is not None else None
+
+    def process_result_value(self, value, dialect):
+        """SQLite gives back naive UTC; PostgreSQL answers in its session's time zone."""
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=datetime.UTC)
+        return value.astimezone(datetime.UTC)
+
 
 metadata = MetaData()
 
@@ -31,7 +53,7 @@ plants = Table(
     Column("id", BigInteger, primary_key=True, autoincrement=False),
     Column("name", String(255), nullable=False),
     Column("tag", String(255)),
-    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("created_at", UTCDateTime, nullable=False, server_default=func.now()),
 )
 
 tokens = Table(
@@ -41,9 +63,9 @@ tokens = Table(
     # Only the SHA-256 of a token is kept: reading the database gives no usable token.
     Column("token_hash", String(64), nullable=False, unique=True),
     Column("scope", String(20), nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("expires_at", DateTime(timezone=True)),
-    Column("revoked_at", DateTime(timezone=True)),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("expires_at", UTCDateTime),
+    Column("revoked_at", UTCDateTime),
 )
 
 # The outbox: one row per new plant and receiver, written in the plant's own transaction.
@@ -57,11 +79,11 @@ deliveries = Table(
     Column("body", Text, nullable=False),
     Column("status", String(10), nullable=False),
     Column("attempts", Integer, nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("next_attempt_at", DateTime(timezone=True), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("next_attempt_at", UTCDateTime, nullable=False),
     # A worker's claim: nobody else sends the delivery before this time.
-    Column("claimed_until", DateTime(timezone=True)),
-    Column("delivered_at", DateTime(timezone=True)),
+    Column("claimed_until", UTCDateTime),
+    Column("delivered_at", UTCDateTime),
     Column("last_error", Text),
     Index("deliveries_due", "status", "next_attempt_at"),
 )

@@ -19,8 +19,7 @@ tokens_cli = AppGroup("tokens", help="Issue, list and revoke API tokens.")
 def _when(value):
     if value is None:
         return "-"
-    # SQLite hands back naive datetimes; everything is stored in UTC.
-    return value.replace(tzinfo=datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @tokens_cli.command("create")

@@ -148,7 +148,7 @@ def status_command():
     for status, count in counts.items():
         click.echo(f"{status}: {count}")
     if oldest is not None:
-        age = store.utcnow() - oldest.replace(tzinfo=datetime.UTC)
+        age = store.utcnow() - oldest
         click.echo(f"oldest pending: {int(age.total_seconds())}s")
     for failed in store.failed_deliveries(db):
         click.echo(

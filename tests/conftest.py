@@ -5,7 +5,7 @@ import os
 import shutil
 
 import pytest
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, make_url
 
 from app import create_app
 from app.db import init_db, metadata
@@ -48,6 +48,16 @@ def database_url(request, tmp_path):
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'plantstore.sqlite'}"
     return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+def far_zone_url(database_url):
+    """database_url with PostgreSQL sessions 14 hours ahead of UTC (SQLite keeps no zone)."""
+    url = make_url(database_url)
+    if url.get_backend_name() != "postgresql":
+        return database_url
+    far = url.update_query_dict({"options": "-c timezone=Pacific/Kiritimati"})
+    return far.render_as_string(hide_password=False)
 
 
 @pytest.fixture

@@ -153,3 +153,15 @@ def test_token_lifecycle_against_running_gunicorn(live_server, database_url):
     server.cli("tokens", "revoke", "live")
     statuses = {server.request("GET", "/plants", token=token).status for _ in range(20)}
     assert statuses == {401}
+
+
+def test_times_are_listed_in_utc_whatever_the_database_zone(make_app, far_zone_url):
+    runner = make_app(DATABASE_URL=far_zone_url).test_cli_runner()
+    before = store.utcnow().replace(microsecond=0)
+    assert runner.invoke(args=["tokens", "create", "zone", "--expires-in", "1"]).exit_code == 0
+    after = store.utcnow()
+    listed = runner.invoke(args=["tokens", "list"]).output
+    zone = next(line.split() for line in listed.splitlines() if line.startswith("zone "))
+    created, expires = (datetime.datetime.fromisoformat(value) for value in zone[2:4])
+    assert before <= created <= after
+    assert before + datetime.timedelta(days=1) <= expires <= after + datetime.timedelta(days=1)

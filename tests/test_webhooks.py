@@ -120,6 +120,17 @@ def test_failed_attempts_are_retried_with_the_same_delivery_id(hooked, receiver)
     assert "delivered: 1" in status and "pending: 0" in status
 
 
+def test_status_gives_the_age_of_the_oldest_pending_delivery(
+    make_app, hooked_settings, far_zone_url
+):
+    app = make_app(**hooked_settings, DATABASE_URL=far_zone_url)
+    create(app.test_client(), 1)
+    status = app.test_cli_runner().invoke(args=["webhooks", "status"]).output
+    assert "pending: 1" in status
+    age = re.search(r"oldest pending: (-?\d+)s", status)
+    assert 0 <= int(age.group(1)) < 60, status
+
+
 @pytest.mark.parametrize(
     "failure",
     [
