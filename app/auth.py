@@ -8,8 +8,8 @@ from flask_httpauth import HTTPTokenAuth
 from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import Forbidden, Unauthorized
 
-from . import store
 from .db import get_db
+from .store import tokens as token_store
 
 REALM = "plantstore"
 READ_WRITE = "read-write"
@@ -37,8 +37,8 @@ def verify_token(token):
     static = current_app.extensions["plantstore.static_tokens"].get(digest)
     if static is not None:
         return static
-    issued = store.find_token(get_db(), digest)
-    return Caller(issued.name, issued.scope) if issued else None
+    issued = token_store.find_live(get_db(), digest)
+    return Caller(*issued) if issued else None
 
 
 @auth.get_user_roles
@@ -66,7 +66,7 @@ def _warn_if_no_token(app):
         return
     db = app.extensions["plantstore.db"]
     try:
-        live = store.count_live_tokens(db)
+        live = token_store.count_live(db)
     except SQLAlchemyError:
         return  # no database or no schema yet: /healthz reports that
     finally:

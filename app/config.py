@@ -11,9 +11,9 @@ DEFAULTS = {
     # None means "a SQLite file in the instance folder", resolved in load().
     "DATABASE_URL": None,
     "DATABASE_POOL_SIZE": 5,
-    "DATABASE_POOL_TIMEOUT": 10,
+    # Seconds a request may wait for the database: pool, connect, locks and each statement.
+    "DATABASE_TIMEOUT": 10,
     "SQLITE_SYNCHRONOUS": "NORMAL",
-    "SQLITE_BUSY_TIMEOUT": 10,
     "API_TOKENS": "",
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "TRUSTED_PROXIES": 0,
@@ -54,13 +54,9 @@ def load(app, overrides=None):
 
 
 def _check(config):
-    for key in (
-        "DATABASE_POOL_SIZE",
-        "MAX_CONTENT_LENGTH",
-        "SQLITE_BUSY_TIMEOUT",
-        "DATABASE_POOL_TIMEOUT",
-    ):
+    for key in ("DATABASE_POOL_SIZE", "MAX_CONTENT_LENGTH"):
         _require_int(config, key, minimum=1)
+    _require_seconds(config, "DATABASE_TIMEOUT")
     _require_int(config, "TRUSTED_PROXIES", minimum=0)
     config["DATABASE_URL"] = _database_url(config["DATABASE_URL"])
     synchronous = str(config["SQLITE_SYNCHRONOUS"]).upper()

@@ -1,9 +1,8 @@
-"""Database: the engine, the tables and the ``init-db`` command."""
+"""Database: the engine, the tables, the ways in, and the ``init-db`` command."""
 
 import contextlib
 import datetime
-import fcntl
-import os
+import time
 
 import click
 from flask import current_app
@@ -19,11 +18,15 @@ from sqlalchemy import (
     Table,
     Text,
     TypeDecorator,
-    create_engine,
-    event,
     func,
     text,
 )
+from sqlalchemy.dialects import sqlite
+from sqlalchemy.dialects.postgresql import psycopg
+from sqlalchemy.exc import DBAPIError
+
+from . import drivers
+from .hostlock import HostLock, LockTimeout
 
 
 class UTCDateTime(TypeDecorator):
@@ -91,81 +94,108 @@ deliveries = Table(
 # Any constant works; it only has to be the same in every process running init-db.
 SCHEMA_LOCK_KEY = 0x706C616E7473
 
+DIALECTS = {"sqlite": sqlite.dialect(paramstyle="named"), "postgresql": psycopg.dialect()}
+
+
+def driver_sql(statement, **compile_options):
+    """A statement (SQL with ``:name`` parameters, or Core) as each driver takes it.
+
+    Both drivers then take the values as a dict.
+    """
+    if isinstance(statement, str):
+        statement = text(statement)
+    return {
+        name: str(statement.compile(dialect=dialect, **compile_options))
+        for name, dialect in DIALECTS.items()
+    }
+
 
 class Database:
-    """One engine per process, with a read and a write way in."""
+    """One engine per process: Core connections, and driver cursors for the request path."""
 
     def __init__(self, config):
-        url = config["DATABASE_URL"]
-        # No overflow: connections to PostgreSQL stay at workers x pool size.
-        pool = {
-            "pool_size": config["DATABASE_POOL_SIZE"],
-            "max_overflow": 0,
-            "pool_timeout": config["DATABASE_POOL_TIMEOUT"],
-        }
-        if url.startswith("sqlite"):
-            self.engine = create_engine(
-                url, connect_args={"timeout": config["SQLITE_BUSY_TIMEOUT"]}, **pool
-            )
-            _tune_sqlite(self.engine, config["SQLITE_SYNCHRONOUS"])
-        else:
-            # Pre-ping: a restarted PostgreSQL must not fail the first request after it.
-            self.engine = create_engine(url, pool_pre_ping=True, **pool)
+        self.timeout = config["DATABASE_TIMEOUT"]
+        self.engine = drivers.create(config)
+        # On SQLite, Core writes take the write lock up front (see drivers._tune_sqlite).
+        self._core_writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
         self.dialect = self.engine.dialect.name
         self.is_sqlite = self.dialect == "sqlite"
-        # SQLite takes the write lock up front, so two writers queue instead of deadlocking.
-        self._writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
+        self._driver_error = self.engine.dialect.loaded_dbapi.Error
+        # Times go to driver cursors as Core would send them: UTC, in the backend's format.
+        self.bind_time = UTCDateTime().bind_processor(self.engine.dialect)
         database = self.engine.url.database
         on_disk = self.is_sqlite and database not in (None, "", ":memory:")
-        self.writer_lock_path = f"{database}-writer" if on_disk else None
+        self.writer_lock = HostLock(f"{database}-writer") if on_disk else None
 
     def read(self):
-        """A connection for reading, back to the pool when the block ends."""
+        """A Core connection for reading, back to the pool when the block ends."""
         return self.engine.connect()
 
     @contextlib.contextmanager
     def write(self):
-        """A transaction that commits when the block ends without an exception."""
+        """A Core transaction that commits when the block ends without an exception."""
         # Connected first, so that a database that cannot be opened is an error of the database.
-        with self._writer.connect() as conn, self._writers_turn(), conn.begin():
+        start = time.monotonic()
+        with self._core_writer.connect() as conn, self._writers_turn(start), conn.begin():
             yield conn
 
     @contextlib.contextmanager
-    def _writers_turn(self):
-        # SQLite writers of every thread and process on this host queue on one file lock, which
-        # wakes the next one as soon as it is free; in SQLite's busy handler they would sleep in
-        # steps of up to 100 ms, and the other worker's writers starve while one worker writes.
-        if self.writer_lock_path is None:
+    def cursor(self):
+        """A driver cursor on a pooled connection, for single reads; errors as SQLAlchemy's."""
+        with self._checked_out() as connection:
+            yield connection.cursor()
+            if not self.is_sqlite:
+                connection.commit()  # psycopg opened a transaction for the read
+
+    @contextlib.contextmanager
+    def transaction(self):
+        """A driver cursor in a write transaction that commits when the block ends."""
+        start = time.monotonic()
+        with self._checked_out() as connection, self._writers_turn(start):
+            cursor = connection.cursor()
+            if self.is_sqlite:
+                cursor.execute("BEGIN IMMEDIATE")
+            yield cursor
+            connection.commit()
+
+    @contextlib.contextmanager
+    def _checked_out(self):
+        # The driver's errors leave as SQLAlchemy's, like those of Core connections.
+        try:
+            connection = self.engine.raw_connection()
+        except self._driver_error as error:
+            raise self._wrap(error) from error
+        try:
+            yield connection
+        except self._driver_error as error:
+            if self.engine.dialect.is_disconnect(error, connection.dbapi_connection, None):
+                # A lost connection must not go back to the pool for the next request.
+                connection.invalidate(error)
+            else:
+                connection.rollback()
+            raise self._wrap(error) from error
+        except BaseException:
+            connection.rollback()
+            raise
+        finally:
+            connection.close()
+
+    def _wrap(self, error):
+        return DBAPIError.instance(None, None, error, self._driver_error)
+
+    @contextlib.contextmanager
+    def _writers_turn(self, start):
+        # SQLite lets one transaction write at a time: the service's writers queue on a lock
+        # that wakes the next one at once, where SQLite's busy handler would sleep.
+        if self.writer_lock is None:
             yield
             return
-        # Each call opens its own file description, so threads of one process exclude each
-        # other too, and no descriptor is shared with a process forked after it. No timeout:
-        # the holder runs a few statements, each bounded by SQLite's busy timeout, and the
-        # kernel drops the lock of a process that dies.
-        lock = os.open(self.writer_lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        remaining = self.timeout - (time.monotonic() - start)
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(lock)
-
-
-def _tune_sqlite(engine, synchronous):
-    @event.listens_for(engine, "connect")
-    def on_connect(dbapi_connection, _record):
-        # Let SQLAlchemy, not the sqlite3 module, decide where transactions begin.
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA synchronous={synchronous}")
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def on_begin(connection):
-        # Reads are single statements and need no transaction; writes lock up front.
-        mode = connection.get_execution_options().get("sqlite_begin")
-        if mode:
-            connection.connection.driver_connection.execute(f"BEGIN {mode}")
+            with self.writer_lock.hold(remaining):
+                yield
+        except LockTimeout:
+            raise drivers.lock_timeout(self.timeout) from None
 
 
 def get_db():

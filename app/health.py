@@ -2,8 +2,8 @@
 
 from flask import Blueprint
 
-from . import store
 from .db import get_db
+from .store import plants as plant_store
 
 bp = Blueprint("health", __name__)
 
@@ -11,5 +11,5 @@ bp = Blueprint("health", __name__)
 @bp.get("/healthz")
 def healthz():
     """Report whether the service can reach its database."""
-    store.ping(get_db())
+    plant_store.ping(get_db())
     return {"status": "ok"}

@@ -3,7 +3,7 @@
 from flask import Blueprint, Response, request, url_for
 from werkzeug.exceptions import Conflict, NotFound
 
-from . import store, webhooks
+from . import webhooks
 from .auth import READ_WRITE, auth
 from .db import get_db
 from .schemas import (
@@ -14,6 +14,7 @@ from .schemas import (
     StoredPlantSchema,
     load_json_body,
 )
+from .store import plants as plant_store
 
 bp = Blueprint("plants", __name__, url_prefix="/plants")
 
@@ -30,8 +31,8 @@ list_query_schema = ListQuerySchema()
 def create_plant():
     """Create a plant; a retry with the same content is answered the same."""
     plant = load_json_body(new_plant_schema)
-    outcome, stored = store.create_plant(get_db(), plant, webhooks.outbox_rows(plant))
-    if outcome is store.Outcome.CONFLICT:
+    outcome, stored = plant_store.create(get_db(), plant, webhooks.outbox_rows(plant))
+    if outcome is plant_store.Outcome.CONFLICT:
         raise Conflict(f"A different plant with id {stored['id']} already exists.")
     return plant_schema.dump(stored)
 
@@ -41,7 +42,7 @@ def create_plant():
 def list_plants():
     """List plants by ascending id, a page at a time."""
     query = list_query_schema.load(request.args)
-    page, more = store.list_plants(get_db(), query.get("after"), query["limit"])
+    page, more = plant_store.page(get_db(), query.get("after"), query["limit"])
     headers = {}
     if more:
         next_page = url_for(
@@ -55,7 +56,7 @@ def list_plants():
 @auth.login_required
 def get_plant(plant_id):
     """Read one plant."""
-    plant = store.get_plant(get_db(), _parse_id(plant_id))
+    plant = plant_store.get(get_db(), _parse_id(plant_id))
     if plant is None:
         raise NotFound("There is no plant with this id.")
     return stored_plant_schema.dump(plant)
@@ -65,7 +66,7 @@ def get_plant(plant_id):
 @auth.login_required(role=READ_WRITE)
 def delete_plant(plant_id):
     """Delete one plant."""
-    if not store.delete_plant(get_db(), _parse_id(plant_id)):
+    if not plant_store.delete(get_db(), _parse_id(plant_id)):
         raise NotFound("There is no plant with this id.")
     response = Response(status=204)
     del response.headers["Content-Type"]  # there is no body to describe

@@ -6,9 +6,10 @@ import secrets
 import click
 from flask.cli import AppGroup
 
-from . import store
 from .auth import READ_ONLY, READ_WRITE, token_hash
 from .db import get_db
+from .store import tokens as token_store
+from .store import utcnow
 
 # A fixed prefix makes a leaked token easy to find with grep or a secret scanner.
 TOKEN_PREFIX = "pst_"
@@ -39,10 +40,10 @@ def create_command(name, read_only, expires_in):
     scope = READ_ONLY if read_only else READ_WRITE
     expires_at = None
     if expires_in is not None:
-        expires_at = store.utcnow() + datetime.timedelta(days=expires_in)
+        expires_at = utcnow() + datetime.timedelta(days=expires_in)
     try:
-        store.create_token(get_db(), name, token_hash(token), scope, expires_at)
-    except store.DuplicateName:
+        token_store.create(get_db(), name, token_hash(token), scope, expires_at)
+    except token_store.DuplicateName:
         raise click.ClickException(f"a token named {name!r} exists already") from None
     click.echo(f"Created {scope} token {name!r}, expires {_when(expires_at)}.", err=True)
     click.echo("It is shown this once and cannot be recovered:", err=True)
@@ -53,7 +54,7 @@ def create_command(name, read_only, expires_in):
 def list_command():
     """Show every token's name, scope, creation, expiry and revocation; never a secret."""
     rows = [("NAME", "SCOPE", "CREATED", "EXPIRES", "REVOKED")]
-    for row in store.list_tokens(get_db()):
+    for row in token_store.list_all(get_db()):
         rows.append(
             (
                 row.name,
@@ -73,7 +74,7 @@ def list_command():
 @click.argument("name")
 def revoke_command(name):
     """Revoke a token at once, for every worker and host sharing the database."""
-    if not store.revoke_token(get_db(), name):
+    if not token_store.revoke(get_db(), name):
         raise click.ClickException(f"there is no token named {name!r}")
     click.echo(f"Revoked token {name!r}.")
 

@@ -15,8 +15,9 @@ import httpx
 from flask import current_app
 from flask.cli import AppGroup
 
-from . import store
 from .db import get_db
+from .store import deliveries as delivery_store
+from .store import utcnow
 
 EVENT = "plant.created"
 
@@ -27,14 +28,14 @@ def outbox_rows(plant):
     if not urls:
         return []
     body = json.dumps(plant, separators=(",", ":"), ensure_ascii=False)
-    now = store.utcnow()
+    now = utcnow()
     return [
         {
             "id": uuid.uuid4().hex,
             "url": url,
             "event": EVENT,
             "body": body,
-            "status": store.PENDING,
+            "status": delivery_store.PENDING,
             "attempts": 0,
             "created_at": now,
             "next_attempt_at": now,
@@ -78,14 +79,14 @@ class Worker:
 
     def deliver_one(self):
         """Send the most overdue delivery, if any is due; whether there was one."""
-        delivery = store.claim_delivery(self.db, self.lease)
+        delivery = delivery_store.claim(self.db, self.lease)
         if delivery is None:
             return False
         error = self._send(delivery)
         retry_at = None
         if error is not None and delivery.attempts < self.max_attempts:
-            retry_at = store.utcnow() + datetime.timedelta(seconds=self._backoff(delivery.attempts))
-        store.finish_delivery(self.db, delivery.id, error, retry_at)
+            retry_at = utcnow() + datetime.timedelta(seconds=self._backoff(delivery.attempts))
+        delivery_store.finish(self.db, delivery.id, error, retry_at)
         self.logger.info(
             "delivery %s to %s attempt %d: %s",
             delivery.id,
@@ -144,13 +145,13 @@ def run_command():
 def status_command():
     """Count pending, delivered and failed deliveries; list the failed ones."""
     db = get_db()
-    counts, oldest = store.delivery_summary(db)
+    counts, oldest = delivery_store.summary(db)
     for status, count in counts.items():
         click.echo(f"{status}: {count}")
     if oldest is not None:
-        age = store.utcnow() - oldest
+        age = utcnow() - oldest
         click.echo(f"oldest pending: {int(age.total_seconds())}s")
-    for failed in store.failed_deliveries(db):
+    for failed in delivery_store.failed(db):
         click.echo(
             f"failed {failed.id} {failed.url} after {failed.attempts} attempts: {failed.last_error}"
         )
@@ -159,7 +160,7 @@ def status_command():
 @webhooks_cli.command("retry-failed")
 def retry_failed_command():
     """Give every failed delivery a fresh set of attempts."""
-    click.echo(f"Retrying {store.retry_failed_deliveries(get_db())} failed delivery(ies).")
+    click.echo(f"Retrying {delivery_store.retry_failed(get_db())} failed delivery(ies).")
 
 
 def init_app(app):

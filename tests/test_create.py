@@ -179,7 +179,7 @@ def test_sqlite_writers_of_the_host_take_turns(app, client, auth_headers):
         target=lambda: answers.append(post(client, auth_headers, {"id": 9, "name": "Ivy"}))
     )
     # Another process's writer holds the lock: this create waits for its turn, then goes in.
-    with open(db.writer_lock_path, "a") as other_writer:
+    with open(db.writer_lock.path, "a") as other_writer:
         fcntl.flock(other_writer, fcntl.LOCK_EX)
         writer.start()
         writer.join(timeout=0.5)

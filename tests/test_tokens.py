@@ -6,9 +6,10 @@ import re
 import pytest
 from sqlalchemy import select
 
-from app import store
 from app.auth import READ_WRITE, token_hash
 from app.db import metadata
+from app.store import tokens as token_store
+from app.store import utcnow
 
 PLANT = {"id": 1, "name": "Fern"}
 
@@ -81,8 +82,8 @@ def test_revoking_twice_is_harmless(runner, issue):
 
 
 def test_expired_token_is_refused(app, client):
-    past = store.utcnow() - datetime.timedelta(seconds=1)
-    store.create_token(
+    past = utcnow() - datetime.timedelta(seconds=1)
+    token_store.create(
         app.extensions["plantstore.db"], "old", token_hash("pst_old"), READ_WRITE, past
     )
     response = client.get("/plants", headers=bearer("pst_old"))
@@ -107,7 +108,7 @@ def test_list_shows_everything_but_the_secret(runner, issue):
     dashboard = next(line.split() for line in lines if line.startswith("dashboard "))
     assert ci[1] == "read-write" and ci[4] == "-"
     expires = datetime.datetime.fromisoformat(ci[3])
-    assert datetime.timedelta(days=29) < expires - store.utcnow() < datetime.timedelta(days=31)
+    assert datetime.timedelta(days=29) < expires - utcnow() < datetime.timedelta(days=31)
     assert dashboard[1] == "read-only" and dashboard[3] == "-" and dashboard[4] != "-"
     assert token not in result.output
     assert token_hash(token) not in result.output
@@ -157,9 +158,9 @@ def test_token_lifecycle_against_running_gunicorn(live_server, database_url):
 
 def test_times_are_listed_in_utc_whatever_the_database_zone(make_app, far_zone_url):
     runner = make_app(DATABASE_URL=far_zone_url).test_cli_runner()
-    before = store.utcnow().replace(microsecond=0)
+    before = utcnow().replace(microsecond=0)
     assert runner.invoke(args=["tokens", "create", "zone", "--expires-in", "1"]).exit_code == 0
-    after = store.utcnow()
+    after = utcnow()
     listed = runner.invoke(args=["tokens", "list"]).output
     zone = next(line.split() for line in listed.splitlines() if line.startswith("zone "))
     created, expires = (datetime.datetime.fromisoformat(value) for value in zone[2:4])

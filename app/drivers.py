@@ -1,0 +1,94 @@
+"""The engine for each backend, set up so that no wait on the database outlasts the timeout."""
+
+import math
+
+import psycopg
+from sqlalchemy import create_engine, event
+from sqlalchemy.exc import OperationalError
+
+ACTIVE = psycopg.pq.TransactionStatus.ACTIVE
+# Idle seconds before TCP keepalive probes a PostgreSQL connection, and between probes.
+KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, KEEPALIVE_COUNT = 10, 5, 3
+
+
+def create(config):
+    """The engine for DATABASE_URL, with a pool of DATABASE_POOL_SIZE and no overflow."""
+    url, timeout = config["DATABASE_URL"], config["DATABASE_TIMEOUT"]
+    # No overflow: connections to PostgreSQL stay at workers x pool size.
+    pool = {
+        "pool_size": config["DATABASE_POOL_SIZE"],
+        "max_overflow": 0,
+        "pool_timeout": timeout,
+        # Every use ends its own transaction (db.Database), so returning needs no rollback.
+        "pool_reset_on_return": None,
+    }
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": timeout}, **pool)
+        _tune_sqlite(engine, config["SQLITE_SYNCHRONOUS"])
+        return engine
+    milliseconds = int(timeout * 1000)
+    connect_args = {
+        # libpq takes whole seconds and treats 1 as 2.
+        "connect_timeout": max(2, math.ceil(timeout)),
+        "options": f"-c statement_timeout={milliseconds} -c lock_timeout={milliseconds}",
+        "keepalives": 1,
+        "keepalives_idle": KEEPALIVE_IDLE,
+        "keepalives_interval": KEEPALIVE_INTERVAL,
+        "keepalives_count": KEEPALIVE_COUNT,
+    }
+    # Pre-ping: a restarted PostgreSQL must not fail the first request after it.
+    engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
+    _bound_postgresql_waits(engine, timeout)
+    return engine
+
+
+def lock_timeout(timeout):
+    """The error of a writer that waited timeout seconds for the host's writer lock."""
+    return OperationalError(
+        None, None, TimeoutError(f"another writer held the database for over {timeout}s")
+    )
+
+
+def _tune_sqlite(engine, synchronous):
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection, _record):
+        # Let the service, not the sqlite3 module, decide where transactions begin.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA synchronous={synchronous}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def on_begin(connection):
+        # Core reads are single statements and need no transaction; writes lock up front.
+        if connection.get_execution_options().get("sqlite_begin"):
+            connection.connection.driver_connection.execute("BEGIN IMMEDIATE")
+
+
+class BoundedConnection(psycopg.Connection):
+    """A psycopg connection that waits for the server at most ``wait_timeout`` seconds.
+
+    statement_timeout is the server's own clock: a server that is stopped, or a network that
+    drops packets without a reset, would leave a query waiting for ever without this one.
+    """
+
+    wait_timeout = None
+
+    def wait(self, gen, interval=0.1, timeout=None):
+        """Consume gen as psycopg does; a server silent for too long closes the connection."""
+        try:
+            return super().wait(gen, interval, timeout or self.wait_timeout)
+        except psycopg.errors.OperationalError:
+            if not self.closed and self.info.transaction_status == ACTIVE:
+                # The answer never came: the connection is unusable and must not be pooled.
+                self.pgconn.finish()
+            raise
+
+
+def _bound_postgresql_waits(engine, timeout):
+    @event.listens_for(engine, "do_connect")
+    def connect(_dialect, _record, cargs, cparams):
+        connection = BoundedConnection.connect(*cargs, **cparams)
+        connection.wait_timeout = timeout
+        return connection
