@@ -6,7 +6,7 @@ FLASK := $(BIN)/flask --app wsgi
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench bench-instructions clean
 
 $(VENV)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,10 @@ test: lint
 bench: $(VENV)/.runtime
 	@command -v wrk >/dev/null || { echo "make bench needs wrk: apt-get install wrk"; exit 1; }
 	$(BIN)/python bench/run.py
+
+bench-instructions: $(VENV)/.runtime
+	@command -v valgrind >/dev/null || { echo "make bench-instructions needs valgrind: apt-get install valgrind"; exit 1; }
+	$(BIN)/python bench/instructions.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

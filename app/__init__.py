@@ -2,13 +2,26 @@
 
 from flask import Flask
 
-from . import auth, config, db, errors, headers, health, openapi, plants, tokens, webhooks
+from . import (
+    auth,
+    config,
+    db,
+    errors,
+    headers,
+    health,
+    jsonprovider,
+    openapi,
+    plants,
+    tokens,
+    webhooks,
+)
 
 
 def create_app(test_config=None):
     """Build the app: config, database, auth and errors, then the routes."""
     app = Flask(__name__, instance_relative_config=True)
     config.load(app, test_config)
+    jsonprovider.init_app(app)
     db.init_app(app)
     auth.init_app(app)
     errors.init_app(app)

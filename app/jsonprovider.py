@@ -1,0 +1,29 @@
+"""Flask's JSON provider on orjson: every response body is encoded here."""
+
+import orjson
+from flask.json.provider import JSONProvider
+
+# Sorted keys, as Flask's own provider writes them, so bodies do not change with the encoder.
+OPTIONS = orjson.OPT_SORT_KEYS
+
+
+class OrjsonProvider(JSONProvider):
+    """Encode with orjson, several times faster than the json module on a page of plants."""
+
+    def dumps(self, obj, **kwargs):
+        """obj as a JSON string."""
+        return orjson.dumps(obj, option=OPTIONS).decode()
+
+    def loads(self, s, **kwargs):
+        """The value of a JSON document, given as text or UTF-8 bytes."""
+        return orjson.loads(s)
+
+    def response(self, *args, **kwargs):
+        """A JSON response of the value given, as ``jsonify`` and returned dicts make."""
+        body = orjson.dumps(self._prepare_response_obj(args, kwargs), option=OPTIONS)
+        return self._app.response_class(body, mimetype="application/json")
+
+
+def init_app(app):
+    """Make orjson the app's JSON provider."""
+    app.json = OrjsonProvider(app)

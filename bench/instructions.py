@@ -1,0 +1,156 @@
+"""`make bench-instructions`: instructions per request, service against floor, under callgrind.
+
+Instruction counts repeat exactly from run to run whatever else the machine does, so this is the
+figure to compare two commits by. Each side runs in one process with no server: requests go
+straight to the WSGI app. Only what runs inside ``exec`` is counted (callgrind's
+``--toggle-collect``), and each scenario is one ``exec``, dumped on its own.
+Settings (environment): BENCH_REQUESTS per scenario (200).
+"""
+
+import io
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TOKEN = "bench-token-0123456789abcdefghijklmnopqrstuvwxyz"
+REQUESTS = int(os.environ.get("BENCH_REQUESTS", "200"))
+PRELOADED = 1000
+# Scenario: (method, path, body made from the request's number, target ratio to the floor).
+SCENARIOS = {
+    "POST fresh id": ("POST", "/plants", '{{"id": {}, "name": "Monstera", "tag": "x"}}', 1.8),
+    "POST replay": ("POST", "/plants", '{{"id": 1, "name": "plant 1", "tag": "bench"}}', None),
+    "GET /plants/{id}": ("GET", "/plants/{}", None, 1.6),
+    "GET /plants?limit=100": ("GET", "/plants?limit=100", None, None),
+}
+CALLGRIND = [
+    "valgrind",
+    "--tool=callgrind",
+    "--collect-atstart=no",
+    "--toggle-collect=builtin_exec",
+    "--dump-after=builtin_exec",
+]
+MEASURE = "for number in numbers: call(number)"
+
+
+def _environ(method, path, body):
+    path, _, query = path.partition("?")
+    environ = {
+        "REQUEST_METHOD": method,
+        "SCRIPT_NAME": "",
+        "PATH_INFO": path,
+        "QUERY_STRING": query,
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "8000",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "HTTP_HOST": "127.0.0.1:8000",
+        "HTTP_AUTHORIZATION": f"Bearer {TOKEN}",
+        "wsgi.url_scheme": "http",
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+    }
+    data = (body or "").encode()
+    environ["wsgi.input"] = io.BytesIO(data)
+    if body is not None:
+        environ["CONTENT_TYPE"] = "application/json"
+        environ["CONTENT_LENGTH"] = str(len(data))
+    return environ
+
+
+def _caller(app, method, path, body):
+    statuses = []
+
+    def start_response(status, headers, exc_info=None):
+        statuses.append(status)
+
+    def call(number):
+        environ = _environ(
+            method, path.format(number % PRELOADED + 1), body and body.format(number)
+        )
+        result = app(environ, start_response)
+        b"".join(result)
+        getattr(result, "close", lambda: None)()
+
+    return call, statuses
+
+
+def inner(side):
+    """Run every scenario once to warm up, then each inside its own exec (the counted part)."""
+    if side == "service":
+        from wsgi import app
+    else:
+        from bench.floor import app
+    for number, (method, path, body, _) in enumerate(SCENARIOS.values()):
+        call, statuses = _caller(app, method, path, body)
+        call(10**12 + number)
+        assert statuses[-1].startswith("200"), (side, path, statuses[-1])
+        first = 10**9 * (number + 1)
+        exec(MEASURE, {"call": call, "numbers": range(first, first + REQUESTS)})
+
+
+def preload(url):
+    sys.path.insert(0, str(ROOT))
+    from sqlalchemy import create_engine, insert
+
+    from app.db import plants
+
+    engine = create_engine(url)
+    rows = [{"id": n, "name": f"plant {n}", "tag": "bench"} for n in range(1, PRELOADED + 1)]
+    with engine.begin() as conn:
+        conn.execute(insert(plants), rows)
+    engine.dispose()
+
+
+def count(side, folder, env):
+    """Instructions per request of each scenario for one side."""
+    out = folder / side / "callgrind.out"
+    out.parent.mkdir()
+    command = [*CALLGRIND, f"--callgrind-out-file={out}", sys.executable, __file__, side]
+    subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True)
+    dumps = sorted(out.parent.glob("callgrind.out.*"), key=lambda p: int(p.suffix[1:]))
+    totals = [
+        int(re.search(r"^totals: (\d+)", dump.read_text(), re.M).group(1))
+        for dump in dumps[-len(SCENARIOS) :]
+    ]
+    return {name: total / REQUESTS for name, total in zip(SCENARIOS, totals, strict=True)}
+
+
+def main():
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is missing: install it with `apt-get install valgrind`.")
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="plantstore-instructions-"))
+    url = f"sqlite:///{folder / 'bench.sqlite'}"
+    env = {
+        **os.environ,
+        "PYTHONHASHSEED": "0",
+        "PLANTSTORE_DATABASE_URL": url,
+        "PLANTSTORE_API_TOKENS": TOKEN,
+    }
+    flask = [sys.executable, "-m", "flask", "--app", "wsgi", "init-db"]
+    subprocess.run(flask, cwd=ROOT, env=env, check=True, capture_output=True)
+    preload(url)
+    counts = {side: count(side, folder, env) for side in ("service", "floor")}
+    shutil.rmtree(folder, ignore_errors=True)
+    print(f"{'scenario':24} {'service':>11} {'floor':>11} {'ratio':>6} {'target':>7}")
+    for name, (*_, target) in SCENARIOS.items():
+        service, floor = counts["service"][name], counts["floor"][name]
+        ratio = service / floor
+        verdict = ""
+        if target is not None:
+            verdict = f"<={target:.1f} {'met' if ratio <= target else 'MISSED'}"
+        print(f"{name:24} {service:11,.0f} {floor:11,.0f} {ratio:6.2f} {verdict}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 2:
+        sys.path.insert(0, str(ROOT))
+        inner(sys.argv[1])
+    else:
+        main()
