@@ -1,15 +1,20 @@
 """gunicorn settings, read from the working directory by ``gunicorn wsgi:app`` (the Procfile).
 
-Bind address and worker count are left to gunicorn, which takes them from PORT and
-WEB_CONCURRENCY, as a PaaS expects; GUNICORN_CMD_ARGS overrides anything here.
+The bind address comes from PORT, as a PaaS expects; WEB_CONCURRENCY sets the worker count;
+GUNICORN_CMD_ARGS overrides anything here.
 """
 
-# Threads give persistent connections (a proxy's upstream keep-alive, a client's reuse),
-# which the sync worker closes after every request.
-worker_class = "gthread"
-threads = 4
-# Longer than a proxy's idle upstream timeout (deploy/nginx.conf: 30 s), so the proxy closes
-# first and never sends a request on a connection gunicorn has just dropped.
+import os
+
+# SQLite takes one writer at a time: threads would only queue for its lock, and each waiting
+# thread would hold the GIL from the one that has it. One single-threaded worker per core.
+# PostgreSQL waits on the network, which threads overlap.
+on_postgresql = os.environ.get("PLANTSTORE_DATABASE_URL", "").startswith("postgres")
+worker_class = "gthread" if on_postgresql else "sync"
+threads = 4 if on_postgresql else 1
+workers = int(os.environ.get("WEB_CONCURRENCY", os.cpu_count() or 1))
+# gthread keeps a client's connection open between requests (the sync worker closes it); longer
+# than a proxy's idle upstream timeout (deploy/nginx.conf: 30 s), so the proxy closes first.
 keepalive = 75
 
 accesslog = "-"

@@ -2,7 +2,6 @@
 
 import contextlib
 import datetime
-import time
 
 import click
 from flask import current_app
@@ -127,16 +126,22 @@ class Database:
         on_disk = self.is_sqlite and database not in (None, "", ":memory:")
         self.writer_lock = HostLock(f"{database}-writer") if on_disk else None
 
+    @contextlib.contextmanager
     def read(self):
         """A Core connection for reading, back to the pool when the block ends."""
-        return self.engine.connect()
+        with drivers.deadline(self.timeout), self.engine.connect() as conn:
+            yield conn
 
     @contextlib.contextmanager
     def write(self):
         """A Core transaction that commits when the block ends without an exception."""
         # Connected first, so that a database that cannot be opened is an error of the database.
-        start = time.monotonic()
-        with self._core_writer.connect() as conn, self._writers_turn(start), conn.begin():
+        with (
+            drivers.deadline(self.timeout),
+            self._core_writer.connect() as conn,
+            self._writers_turn(),
+            conn.begin(),
+        ):
             yield conn
 
     @contextlib.contextmanager
@@ -150,8 +155,7 @@ class Database:
     @contextlib.contextmanager
     def transaction(self):
         """A driver cursor in a write transaction that commits when the block ends."""
-        start = time.monotonic()
-        with self._checked_out() as connection, self._writers_turn(start):
+        with self._checked_out() as connection, self._writers_turn():
             cursor = connection.cursor()
             if self.is_sqlite:
                 cursor.execute("BEGIN IMMEDIATE")
@@ -160,6 +164,11 @@ class Database:
 
     @contextlib.contextmanager
     def _checked_out(self):
+        with drivers.deadline(self.timeout), self._pooled() as connection:
+            yield connection
+
+    @contextlib.contextmanager
+    def _pooled(self):
         # The driver's errors leave as SQLAlchemy's, like those of Core connections.
         try:
             connection = self.engine.raw_connection()
@@ -184,18 +193,21 @@ class Database:
         return DBAPIError.instance(None, None, error, self._driver_error)
 
     @contextlib.contextmanager
-    def _writers_turn(self, start):
+    def _writers_turn(self):
         # SQLite lets one transaction write at a time: the service's writers queue on a lock
         # that wakes the next one at once, where SQLite's busy handler would sleep.
         if self.writer_lock is None:
             yield
             return
-        remaining = self.timeout - (time.monotonic() - start)
         try:
-            with self.writer_lock.hold(remaining):
-                yield
-        except LockTimeout:
-            raise drivers.lock_timeout(self.timeout) from None
+            self.writer_lock.acquire(drivers.remaining(self.timeout))
+        except (LockTimeout, OSError) as error:
+            # Waited too long, or the lock file cannot be made: the database is unavailable.
+            raise drivers.unavailable(error) from error
+        try:
+            yield
+        finally:
+            self.writer_lock.release()
 
 
 def get_db():

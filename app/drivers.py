@@ -1,14 +1,40 @@
 """The engine for each backend, set up so that no wait on the database outlasts the timeout."""
 
-import math
+import contextlib
+import sqlite3
+import threading
+import time
 
 import psycopg
 from sqlalchemy import create_engine, event
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 ACTIVE = psycopg.pq.TransactionStatus.ACTIVE
+# psycopg, like libpq, gives a connection attempt at least this many seconds.
+CONNECT_FLOOR = 2
 # Idle seconds before TCP keepalive probes a PostgreSQL connection, and between probes.
 KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, KEEPALIVE_COUNT = 10, 5, 3
+
+
+_budget = threading.local()
+
+
+@contextlib.contextmanager
+def deadline(seconds):
+    """Let every wait on the database within the block share one budget of seconds."""
+    outer = getattr(_budget, "ends", None)
+    if outer is None:
+        _budget.ends = time.monotonic() + seconds
+    try:
+        yield
+    finally:
+        _budget.ends = outer
+
+
+def remaining(default):
+    """Seconds left of the current budget, or default outside one."""
+    ends = getattr(_budget, "ends", None)
+    return default if ends is None else max(0.001, ends - time.monotonic())
 
 
 def create(config):
@@ -28,8 +54,6 @@ def create(config):
         return engine
     milliseconds = int(timeout * 1000)
     connect_args = {
-        # libpq takes whole seconds and treats 1 as 2.
-        "connect_timeout": max(2, math.ceil(timeout)),
         "options": f"-c statement_timeout={milliseconds} -c lock_timeout={milliseconds}",
         "keepalives": 1,
         "keepalives_idle": KEEPALIVE_IDLE,
@@ -42,11 +66,9 @@ def create(config):
     return engine
 
 
-def lock_timeout(timeout):
-    """The error of a writer that waited timeout seconds for the host's writer lock."""
-    return OperationalError(
-        None, None, TimeoutError(f"another writer held the database for over {timeout}s")
-    )
+def unavailable(reason):
+    """An error of the database's own kind for reason (an exception) outside any driver."""
+    return OperationalError(None, None, reason)
 
 
 def _tune_sqlite(engine, synchronous):
@@ -63,11 +85,15 @@ def _tune_sqlite(engine, synchronous):
     def on_begin(connection):
         # Core reads are single statements and need no transaction; writes lock up front.
         if connection.get_execution_options().get("sqlite_begin"):
-            connection.connection.driver_connection.execute("BEGIN IMMEDIATE")
+            try:
+                connection.connection.driver_connection.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as error:
+                # Raised outside SQLAlchemy's execution: wrap it as SQLAlchemy would.
+                raise DBAPIError.instance(None, None, error, sqlite3.Error) from error
 
 
 class BoundedConnection(psycopg.Connection):
-    """A psycopg connection that waits for the server at most ``wait_timeout`` seconds.
+    """A psycopg connection that waits for the server only as long as the budget allows.
 
     statement_timeout is the server's own clock: a server that is stopped, or a network that
     drops packets without a reset, would leave a query waiting for ever without this one.
@@ -78,7 +104,7 @@ class BoundedConnection(psycopg.Connection):
     def wait(self, gen, interval=0.1, timeout=None):
         """Consume gen as psycopg does; a server silent for too long closes the connection."""
         try:
-            return super().wait(gen, interval, timeout or self.wait_timeout)
+            return super().wait(gen, interval, timeout or remaining(self.wait_timeout))
         except psycopg.errors.OperationalError:
             if not self.closed and self.info.transaction_status == ACTIVE:
                 # The answer never came: the connection is unusable and must not be pooled.
@@ -89,6 +115,11 @@ class BoundedConnection(psycopg.Connection):
 def _bound_postgresql_waits(engine, timeout):
     @event.listens_for(engine, "do_connect")
     def connect(_dialect, _record, cargs, cparams):
-        connection = BoundedConnection.connect(*cargs, **cparams)
+        left = remaining(timeout)
+        if left < min(CONNECT_FLOOR, timeout) / 2:
+            # Reconnecting after a failed pre-ping: an attempt now could only overrun the budget.
+            raise psycopg.errors.ConnectionTimeout("no time left to connect to the database")
+        seconds = max(CONNECT_FLOOR, int(left))
+        connection = BoundedConnection.connect(*cargs, **cparams, connect_timeout=seconds)
         connection.wait_timeout = timeout
         return connection

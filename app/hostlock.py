@@ -1,6 +1,5 @@
 """The turn SQLite writers take on one host: every thread and process, waiting a bounded time."""
 
-import contextlib
 import fcntl
 import os
 import threading
@@ -32,21 +31,21 @@ class HostLock:
         self._helper = None
         self._waiting = False
 
-    @contextlib.contextmanager
-    def hold(self, timeout):
-        """Hold the lock for the block, or raise LockTimeout after timeout seconds."""
+    def acquire(self, timeout):
+        """Take the lock, or raise LockTimeout after timeout seconds (OSError: no lock file)."""
         deadline = time.monotonic() + timeout
         if not self._threads.acquire(timeout=timeout):
-            raise LockTimeout(self.path)
+            raise LockTimeout(f"another writer held {self.path} for over {timeout:.1f}s")
         try:
-            fd = self._file()
-            self._acquire(fd, deadline)
-            try:
-                yield
-            finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
+            self._acquire(self._file(), deadline)
+        except BaseException:
             self._threads.release()
+            raise
+
+    def release(self):
+        """Let the next writer in."""
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        self._threads.release()
 
     def _file(self):
         # A descriptor inherited through fork shares its lock with the parent: open our own.
@@ -72,7 +71,7 @@ class HostLock:
             self._waiting = False
             if acquired.is_set():
                 return
-        raise LockTimeout(self.path)
+        raise LockTimeout(f"another writer held {self.path} for too long")
 
     def _wait_in_kernel(self, fd):
         fcntl.flock(fd, fcntl.LOCK_EX)

@@ -196,6 +196,38 @@ def http_request(port, method, path, body=None, headers=None, source="127.0.0.1"
         conn.close()
 
 
+class Holder:
+    """Another process that holds a lock until stopped, frozen with SIGSTOP meanwhile if asked.
+
+    what is "flock" (the service's writer lock file at path) or "sqlite" (SQLite's own write
+    lock on the database at path, taken as any other program would).
+    """
+
+    def __init__(self, what, path):
+        program = {
+            "flock": "import fcntl, sys; f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX)",
+            "sqlite": "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None)"
+            "; c.execute('BEGIN IMMEDIATE')",
+        }[what] + "; print('held', flush=True); sys.stdin.read()"
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", program, str(path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout.readline() == "held\n"
+
+    def freeze(self):
+        """SIGSTOP the holder, lock held."""
+        os.kill(self.process.pid, signal.SIGSTOP)
+
+    def end(self):
+        """Let the holder go on, and end it; its lock goes with it."""
+        os.kill(self.process.pid, signal.SIGCONT)
+        self.process.kill()
+        self.process.communicate()
+
+
 class PrivatePostgres:
     """A PostgreSQL server of the test's own, which it may stop and start at will."""
 
@@ -225,6 +257,21 @@ class PrivatePostgres:
     def stop(self):
         """Stop the server, ending every session (a fast shutdown)."""
         self._run("pg_ctl", "-D", "data", "-m", "fast", "-w", "stop")
+
+    def _processes(self):
+        postmaster = int((self.dir / "data" / "postmaster.pid").read_text().split()[0])
+        children = pathlib.Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text()
+        return [postmaster, *map(int, children.split())]
+
+    def freeze(self):
+        """SIGSTOP the server and every backend: connections stay open, nothing answers."""
+        for pid in self._processes():
+            os.kill(pid, signal.SIGSTOP)
+
+    def thaw(self):
+        """SIGCONT what freeze stopped."""
+        for pid in self._processes():
+            os.kill(pid, signal.SIGCONT)
 
     def destroy(self):
         """Stop the server if it runs, and remove its files."""
