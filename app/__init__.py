@@ -19,7 +19,8 @@ from . import (
 
 def create_app(test_config=None):
     """Build the app: config, database, auth and errors, then the routes."""
-    app = Flask(__name__, instance_relative_config=True)
+    # No static folder: the service has no files of its own to serve at /static.
+    app = Flask(__name__, instance_relative_config=True, static_folder=None)
     config.load(app, test_config)
     jsonprovider.init_app(app)
     db.init_app(app)
