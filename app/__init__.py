@@ -6,6 +6,7 @@ from . import (
     auth,
     config,
     db,
+    docs,
     errors,
     headers,
     health,
@@ -32,4 +33,5 @@ def create_app(test_config=None):
     tokens.init_app(app)
     webhooks.init_app(app)
     openapi.init_app(app)
+    docs.init_app(app)
     return app
