@@ -78,7 +78,11 @@ def build_spec(app):
             tags[tag] = apidoc.tag_description(tag) or _module_summary(view, tag)
         path, operation = _path_and_operation(rule, view, tag)
         methods = sorted(rule.methods - {"HEAD", "OPTIONS"})
-        spec.path(path=path, operations={method.lower(): operation for method in methods})
+        operations = {method.lower(): dict(operation) for method in methods}
+        if len(methods) > 1:  # one view, several operations: each needs its own id
+            for method, each in operations.items():
+                each["operationId"] += method.title()
+        spec.path(path=path, operations=operations)
     for name, description in sorted(tags.items()):
         spec.tag({"name": name, "description": description})
     return {**spec.to_dict(), "webhooks": openapi_webhooks.webhooks()}

@@ -113,13 +113,12 @@ def test_every_status_an_operation_gives_is_documented(client, path, method, sta
 def test_every_operation_has_a_declared_tag_a_description_and_an_id(client):
     document = client.get("/openapi.json").get_json()
     tags = {tag["name"]: tag["description"] for tag in document["tags"]}
-    assert set(tags) == {"plants", "health", "openapi"} and all(tags.values())
+    assert {"plants", "health", "openapi"} <= set(tags) and all(tags.values())
     operations = [op for item in document["paths"].values() for op in item.values()]
-    assert len(operations) == 6
     for operation in operations:
         assert len(operation["tags"]) == 1 and operation["tags"][0] in tags
         assert operation["summary"] and operation["description"]
-    assert len({operation["operationId"] for operation in operations}) == 6
+    assert len({operation["operationId"] for operation in operations}) == len(operations)
 
 
 def test_every_schema_and_request_body_has_an_example(client):
@@ -162,7 +161,14 @@ def test_a_route_without_annotations_is_documented_from_its_docstring(make_app):
         """
         return {"hello": name}
 
+    @app.route("/extra", methods=["GET", "PUT"])
+    def extra():
+        """Two methods, one view."""
+        return {}
+
     document = app.test_client().get("/openapi.json").get_json()
+    twice = document["paths"]["/extra"]
+    assert (twice["get"]["operationId"], twice["put"]["operationId"]) == ("extraGet", "extraPut")
     operation = document["paths"]["/extra/{name}"]["get"]
     assert (operation["summary"], operation["description"]) == ("Say hello.", "Longer words.")
     assert operation["operationId"] == "sayHello"
