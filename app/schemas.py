@@ -59,7 +59,9 @@ class NewPlantSchema(PlantSchema):
         validate=INT64_RANGE,
         metadata={
             "format": "int64",
-            "description": "Identification number of the plant",
+            # JSON Schema 2020-12 counts 1.0 as an integer; the service does not.
+            "description": "Identification number of the plant: a JSON integer written "
+            "without a fraction or exponent (1.0 is refused)",
             "examples": [1],
         },
     )
