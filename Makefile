@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# The OpenAPI linters the suite runs, from the npm registry, pinned.
+NPM_TOOLS := @redocly/cli@2.77.0 @stoplight/spectral-cli@6.16.3
 FLASK := $(BIN)/flask --app wsgi
 HOST ?= 127.0.0.1
 PORT ?= 8000
@@ -15,6 +17,10 @@ $(VENV)/.runtime: requirements.txt
 
 $(VENV)/.test: $(VENV)/.runtime tests/requirements.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+	touch $@
+
+$(VENV)/.npm: Makefile
+	npm install --prefix $(VENV)/npm --no-audit --no-fund --loglevel=error $(NPM_TOOLS)
 	touch $@
 
 run: $(VENV)/.runtime
@@ -37,7 +43,7 @@ lint: $(VENV)/.test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: lint
+test: lint $(VENV)/.npm
 	$(BIN)/pytest
 
 bench: $(VENV)/.runtime

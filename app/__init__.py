@@ -6,6 +6,7 @@ from . import (
     auth,
     config,
     db,
+    docs,
     errors,
     headers,
     health,
@@ -19,7 +20,8 @@ from . import (
 
 def create_app(test_config=None):
     """Build the app: config, database, auth and errors, then the routes."""
-    app = Flask(__name__, instance_relative_config=True)
+    # No static folder: the service has no files of its own to serve at /static.
+    app = Flask(__name__, instance_relative_config=True, static_folder=None)
     config.load(app, test_config)
     jsonprovider.init_app(app)
     db.init_app(app)
@@ -31,4 +33,5 @@ def create_app(test_config=None):
     tokens.init_app(app)
     webhooks.init_app(app)
     openapi.init_app(app)
+    docs.init_app(app)
     return app

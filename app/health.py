@@ -2,14 +2,31 @@
 
 from flask import Blueprint
 
+from . import apidoc
 from .db import get_db
 from .store import plants as plant_store
 
-bp = Blueprint("health", __name__)
+bp = apidoc.tag(
+    Blueprint("health", __name__),
+    "Whether the service can serve: for load balancers and orchestrators.",
+)
+
+HEALTHY = {
+    "type": "object",
+    "properties": {"status": {"type": "string", "enum": ["ok"]}},
+    "required": ["status"],
+    "examples": [{"status": "ok"}],
+}
 
 
 @bp.get("/healthz")
+@apidoc.public
+@apidoc.response(200, "The service and its database answer", HEALTHY)
+@apidoc.errors(503)
 def healthz():
-    """Report whether the service can reach its database."""
+    """Report whether the service can reach its database.
+
+    Ready when the database answers in time and has the service's schema; a 503 otherwise.
+    """
     plant_store.ping(get_db())
     return {"status": "ok"}

@@ -1,195 +1,226 @@
-"""GET /openapi.json: the interface as an OpenAPI 3 document, built from the service's schemas."""
+"""GET /openapi.json: the interface as an OpenAPI 3.1 document, built by walking app.url_map.
+
+Each operation is described once, where its route is (the ``apidoc`` decorators, the view's
+docstring, the marshmallow schemas that validate it); this module only assembles them.
+"""
+
+import inspect
+import re
+import sys
 
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
-from flask import Blueprint, current_app
+from flask import Blueprint, current_app, request
+from marshmallow import Schema
 
-from .schemas import (
-    ErrorSchema,
-    ListQuerySchema,
-    NewPlantSchema,
-    PlantIdSchema,
-    PlantSchema,
-    StoredPlantSchema,
-)
+from . import apidoc, openapi_webhooks
+from .schemas import ErrorSchema, NewPlantSchema
 
 bp = Blueprint("openapi", __name__)
+apidoc.tag(bp, "The interface itself: this document, and the page that renders it.")
 
+# Per error status: what it means, and a message the service really gives with it.
 ERRORS = {
-    400: "The request is malformed: the message names every offending field",
-    401: "No bearer token, or one that is unknown, revoked or expired",
-    403: "The token is read-only",
-    404: "There is no such plant",
-    409: "A different plant with this id already exists",
-    413: "The request body is larger than the limit",
-    415: "The request body is not application/json",
-    503: "The database does not answer",
+    400: (
+        "The request is malformed: the message names every offending field.",
+        "id: Missing data for required field.",
+    ),
+    401: (
+        "No bearer token, or one that is unknown, revoked or expired.",
+        "A bearer token is required.",
+    ),
+    403: ("The token is read-only.", "This token is read-only."),
+    404: (
+        "No such resource: an unknown path, or no plant with this id.",
+        "There is no plant with this id.",
+    ),
+    405: (
+        "The path does not take this method; the Allow header lists those it takes.",
+        "method not allowed",
+    ),
+    409: (
+        "A different plant with this id already exists.",
+        "A different plant with id 1 already exists.",
+    ),
+    413: ("The request body is larger than the limit.", "request entity too large"),
+    415: ("The request body is not application/json.", "Content-Type must be application/json."),
+    500: (
+        "An unexpected fault; the log has its details under the request id.",
+        "internal server error",
+    ),
+    503: (
+        "The database does not answer in time, or its schema is missing or behind.",
+        "database unavailable",
+    ),
 }
+ERROR_HEADERS = {
+    401: {"WWW-Authenticate": 'The Bearer challenge; error="invalid_token" for a refused token'},
+    405: {"Allow": "The methods this path takes"},
+}
+# Routing and the one error handler can answer any request with these.
+EVERY_OPERATION = {404, 405, 500}
+CONVERTER = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
 
 
-def _responses(success, *errors):
-    responses = dict(success)
-    responses.update(
-        {str(status): {"$ref": f"#/components/responses/{status}"} for status in errors}
-    )
-    return responses
+def build_spec(app):
+    """The OpenAPI document of every route of app that is not hidden, and of the webhook."""
+    spec = _new_spec()
+    routes = [
+        (rule, app.view_functions[rule.endpoint])
+        for rule in sorted(app.url_map.iter_rules(), key=lambda rule: rule.rule)
+        if not apidoc.operation_of(app.view_functions[rule.endpoint]).hidden
+    ]
+    _register_schemas(spec, [apidoc.operation_of(view) for _, view in routes])
+    tags = {}
+    for rule, view in routes:
+        tag = rule.endpoint.rpartition(".")[0] or "service"
+        if tag not in tags:
+            tags[tag] = apidoc.tag_description(tag) or _module_summary(view, tag)
+        path, operation = _path_and_operation(rule, view, tag)
+        methods = sorted(rule.methods - {"HEAD", "OPTIONS"})
+        operations = {method.lower(): dict(operation) for method in methods}
+        if len(methods) > 1:  # one view, several operations: each needs its own id
+            for method, each in operations.items():
+                each["operationId"] += method.title()
+        spec.path(path=path, operations=operations)
+    for name, description in sorted(tags.items()):
+        spec.tag({"name": name, "description": description})
+    return {**spec.to_dict(), "webhooks": openapi_webhooks.webhooks()}
 
 
-def _json(schema, description, **extra):
-    return {
-        "description": description,
-        "content": {"application/json": {"schema": schema}},
-        **extra,
-    }
-
-
-def build_spec():
-    """The OpenAPI document of every operation, as a dict."""
+def _new_spec():
     spec = APISpec(
         title="Plant Store",
         version="1.0.0",
-        openapi_version="3.0.3",
+        openapi_version="3.1.0",
         plugins=[MarshmallowPlugin()],
         info={
-            "description": "A plant store: create, list, read and delete plants.",
+            "description": "A plant store: create, list, read and delete plants, and hear of "
+            "each new plant through a signed webhook.",
+            "contact": {"name": "Plant Store maintainers"},
             "license": {"name": "MIT", "url": "https://opensource.org/licenses/MIT"},
         },
         security=[{"bearerAuth": []}],
     )
-    spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
-    for name, schema in (
-        ("Plant", PlantSchema),
-        ("NewPlant", NewPlantSchema),
-        ("StoredPlant", StoredPlantSchema),
-        ("Error", ErrorSchema),
-    ):
-        spec.components.schema(name, schema=schema)
-    for status, description in ERRORS.items():
-        extra = {}
-        if status == 401:
-            extra["headers"] = {
-                "WWW-Authenticate": {
-                    "schema": {"type": "string"},
-                    "description": "Bearer challenge",
-                }
+    spec.components.security_scheme(
+        "bearerAuth",
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A token made by `flask --app wsgi tokens create`, or one of "
+            "PLANTSTORE_API_TOKENS.",
+        },
+    )
+    for status, (description, message) in ERRORS.items():
+        content = {"schema": "Error", "example": {"error": status, "message": message}}
+        response = {"description": description, "content": {"application/json": content}}
+        if status in ERROR_HEADERS:
+            response["headers"] = {
+                name: {"description": text, "schema": {"type": "string"}}
+                for name, text in ERROR_HEADERS[status].items()
             }
-        spec.components.response(str(status), _json("Error", description, **extra))
+        spec.components.response(str(status), response)
+    return spec
 
-    spec.path(
-        path="/plants",
-        operations={
-            "post": {
-                "summary": "Create a plant; a retry with the same content is answered the same.",
-                "operationId": "createPlant",
-                "requestBody": {
-                    "required": True,
-                    "content": {"application/json": {"schema": "NewPlant"}},
-                },
-                "responses": _responses(
-                    {"200": _json("Plant", "The plant, without its id")},
-                    400,
-                    401,
-                    403,
-                    409,
-                    413,
-                    415,
-                    503,
-                ),
-            },
-            "get": {
-                "summary": "List plants by ascending id, a page at a time.",
-                "operationId": "listPlants",
-                "parameters": [{"in": "query", "schema": ListQuerySchema}],
-                "responses": _responses(
-                    {
-                        "200": _json(
-                            {"type": "array", "items": "StoredPlant"},
-                            "A page of plants",
-                            headers={
-                                "Link": {
-                                    "schema": {"type": "string"},
-                                    "description": '<url>; rel="next" when more plants remain',
-                                }
-                            },
-                        )
-                    },
-                    400,
-                    401,
-                    503,
-                ),
-            },
-        },
-    )
-    spec.path(
-        path="/plants/{id}",
-        operations={
-            "get": {
-                "summary": "Read one plant.",
-                "operationId": "getPlant",
-                "parameters": [{"in": "path", "schema": PlantIdSchema}],
-                "responses": _responses(
-                    {"200": _json("StoredPlant", "The plant")}, 400, 401, 404, 503
-                ),
-            },
-            "delete": {
-                "summary": "Delete one plant.",
-                "operationId": "deletePlant",
-                "parameters": [{"in": "path", "schema": PlantIdSchema}],
-                "responses": _responses(
-                    {"204": {"description": "Deleted"}}, 400, 401, 403, 404, 503
-                ),
-            },
-        },
-    )
-    spec.path(
-        path="/healthz",
-        operations={
-            "get": {
-                "summary": "Report whether the service can reach its database.",
-                "operationId": "health",
-                "security": [],
-                "responses": _responses(
-                    {
-                        "200": _json(
-                            {
-                                "type": "object",
-                                "properties": {"status": {"type": "string", "enum": ["ok"]}},
-                                "required": ["status"],
-                            },
-                            "The service and its database answer",
-                        )
-                    },
-                    503,
-                ),
-            }
-        },
-    )
-    spec.path(
-        path="/openapi.json",
-        operations={
-            "get": {
-                "summary": "This document.",
-                "operationId": "openapi",
-                "security": [],
-                "responses": {
-                    "200": {
-                        "description": "The OpenAPI document",
-                        "content": {"application/json": {}},
-                    }
-                },
-            }
-        },
-    )
-    return spec.to_dict()
+
+def _register_schemas(spec, operations):
+    # NewPlant is the webhook's body and Error every error's, whatever the routes declare.
+    schemas = [ErrorSchema, NewPlantSchema]
+    for op in operations:
+        schemas.append(op.body)
+        schemas.extend(answer["schema"] for answer in op.responses.values())
+    classes = {
+        schema if isinstance(schema, type) else type(schema)
+        for schema in schemas
+        if isinstance(schema, (type, Schema))
+    }
+    for schema in sorted(classes, key=lambda cls: cls.__name__):
+        name = schema.__name__.removesuffix("Schema")
+        spec.components.schema(name, {"examples": [apidoc.example(schema)]}, schema=schema)
+
+
+def _module_summary(view, fallback):
+    return (inspect.getdoc(sys.modules[view.__module__]) or fallback).splitlines()[0]
+
+
+def _path_and_operation(rule, view, tag):
+    op = apidoc.operation_of(view)
+    summary, _, description = (inspect.getdoc(view) or view.__name__).partition("\n")
+    first, *rest = view.__name__.split("_")
+    path, parameters = _path(rule, op)
+    if "query" in op.arguments:
+        parameters.append({"in": "query", "schema": op.arguments["query"]})
+    operation = {
+        "tags": [tag],
+        "summary": summary,
+        "description": description.strip() or summary,
+        "operationId": first + "".join(word.title() for word in rest),
+        "responses": _responses(op),
+    }
+    if parameters:
+        operation["parameters"] = parameters
+    if op.body is not None:
+        content = {"schema": op.body, "example": apidoc.example(op.body)}
+        operation["requestBody"] = {"required": True, "content": {"application/json": content}}
+    if op.public:
+        operation["security"] = []
+    return path, operation
+
+
+def _path(rule, op):
+    """The rule as an OpenAPI path, and its path parameters."""
+    names = CONVERTER.findall(rule.rule)
+    schema = op.arguments.get("path")
+    if schema is None:
+        parameters = [
+            {"in": "path", "name": name, "required": True, "schema": {"type": "string"}}
+            for name in names
+        ]
+        return CONVERTER.sub(r"{\1}", rule.rule), parameters
+    # The document names the path parameters as the schema that loads them does.
+    fields = iter([field.data_key or name for name, field in schema().fields.items()])
+    if len(schema().fields) != len(names):
+        raise ValueError(f"{rule.rule}: {schema.__name__} needs one field per path variable")
+    return CONVERTER.sub(lambda _: "{" + next(fields) + "}", rule.rule), [
+        {"in": "path", "schema": schema}
+    ]
+
+
+def _responses(op):
+    statuses = set(EVERY_OPERATION) | op.errors
+    if not op.public:
+        statuses |= {401, 503}  # the token is looked up in the database
+    if op.body is not None:
+        statuses |= {400, 413, 415}
+    if op.arguments:
+        statuses.add(400)
+    responses = {str(status): {"$ref": f"#/components/responses/{status}"} for status in statuses}
+    for status, answer in (op.responses or {200: {"description": "Success"}}).items():
+        responses[str(status)] = {"description": answer["description"]}
+        if answer.get("headers"):
+            responses[str(status)]["headers"] = answer["headers"]
+        if answer.get("schema") is not None:
+            responses[str(status)]["content"] = {"application/json": {"schema": answer["schema"]}}
+    return dict(sorted(responses.items()))
 
 
 @bp.get("/openapi.json")
-def openapi():
-    """Serve the OpenAPI document."""
-    return current_app.extensions["plantstore.openapi"]
+@apidoc.public
+@apidoc.response(
+    200, "This document, its servers set to the URL it was served from.", {"type": "object"}
+)
+def openapi_document():
+    """This OpenAPI document.
+
+    The interface of the service: every operation with every status it can answer, the
+    schemas of the bodies with the limits the service enforces, and the webhook.
+    """
+    document = current_app.extensions.get("plantstore.openapi")
+    if document is None:
+        document = current_app.extensions["plantstore.openapi"] = build_spec(current_app)
+    return {**document, "servers": [{"url": request.url_root.rstrip("/")}]}
 
 
 def init_app(app):
-    """Build the document once and serve it."""
-    app.extensions["plantstore.openapi"] = build_spec()
+    """Serve the document; it is built from app.url_map on the first request, all routes known."""
     app.register_blueprint(bp)

@@ -3,7 +3,7 @@
 from flask import Blueprint, Response, request, url_for
 from werkzeug.exceptions import Conflict, NotFound
 
-from . import webhooks
+from . import apidoc, webhooks
 from .auth import READ_WRITE, auth
 from .db import get_db
 from .schemas import (
@@ -16,7 +16,10 @@ from .schemas import (
 )
 from .store import plants as plant_store
 
-bp = Blueprint("plants", __name__, url_prefix="/plants")
+bp = apidoc.tag(
+    Blueprint("plants", __name__, url_prefix="/plants"),
+    "The plants in the store: create, list, read and delete them.",
+)
 
 new_plant_schema = NewPlantSchema()
 plant_schema = PlantSchema()
@@ -27,9 +30,18 @@ list_query_schema = ListQuerySchema()
 
 
 @bp.post("")
+@apidoc.body(NewPlantSchema)
+@apidoc.response(200, "The plant, without its id", PlantSchema)
+@apidoc.errors(403, 409)
 @auth.login_required(role=READ_WRITE)
 def create_plant():
-    """Create a plant; a retry with the same content is answered the same."""
+    """Create a plant; a retry with the same content is answered the same.
+
+    Needs a read-write token. A new id stores the plant and announces it to the webhook's
+    receivers. The same id again with the same name and tag is answered 200 again, so a
+    client may retry safely; with another name or tag it is a 409 and nothing changes.
+    Unknown keys in the body are ignored.
+    """
     plant = load_json_body(new_plant_schema)
     outcome, stored = plant_store.create(get_db(), plant, webhooks.outbox_rows(plant))
     if outcome is plant_store.Outcome.CONFLICT:
@@ -38,9 +50,28 @@ def create_plant():
 
 
 @bp.get("")
+@apidoc.arguments(ListQuerySchema, "query")
+@apidoc.response(
+    200,
+    "A page of plants",
+    StoredPlantSchema(many=True),
+    headers={
+        "Link": {
+            "description": 'When more plants remain, `<URL of the next page>; rel="next"`; '
+            "absent on the last page.",
+            "schema": {"type": "string"},
+            "example": '<https://plants.example/plants?limit=2&after=2>; rel="next"',
+        }
+    },
+)
 @auth.login_required
 def list_plants():
-    """List plants by ascending id, a page at a time."""
+    """List plants by ascending id, a page at a time.
+
+    At most `limit` plants whose id is above `after`. Follow the `Link` header's `rel="next"`
+    URL until there is none: plants created or deleted meanwhile never make a page skip or
+    repeat one.
+    """
     query = list_query_schema.load(request.args)
     page, more = plant_store.page(get_db(), query.get("after"), query["limit"])
     headers = {}
@@ -53,9 +84,14 @@ def list_plants():
 
 
 @bp.get("/<plant_id>")
+@apidoc.arguments(PlantIdSchema, "path")
+@apidoc.response(200, "The plant", StoredPlantSchema)
 @auth.login_required
 def get_plant(plant_id):
-    """Read one plant."""
+    """Read one plant.
+
+    The plant with this id, the id included; 404 when there is none.
+    """
     plant = plant_store.get(get_db(), _parse_id(plant_id))
     if plant is None:
         raise NotFound("There is no plant with this id.")
@@ -63,9 +99,16 @@ def get_plant(plant_id):
 
 
 @bp.delete("/<plant_id>")
+@apidoc.arguments(PlantIdSchema, "path")
+@apidoc.response(204, "Deleted; there is no body")
+@apidoc.errors(403)
 @auth.login_required(role=READ_WRITE)
 def delete_plant(plant_id):
-    """Delete one plant."""
+    """Delete one plant.
+
+    Needs a read-write token. The deletion is final: the id is free again for a new plant.
+    404 when there is no plant with this id.
+    """
     if not plant_store.delete(get_db(), _parse_id(plant_id)):
         raise NotFound("There is no plant with this id.")
     response = Response(status=204)

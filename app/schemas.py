@@ -28,11 +28,14 @@ class PlantSchema(Schema):
     name = fields.String(
         required=True,
         validate=[validate.Length(min=1, max=TEXT_MAX), _clean_text],
-        metadata={"description": "The name of the plant"},
+        metadata={"description": "The name of the plant", "examples": ["Monstera"]},
     )
     tag = fields.String(
         validate=[validate.Length(max=TEXT_MAX), _clean_text],
-        metadata={"description": "A tag that specifies the type of the plant"},
+        metadata={
+            "description": "A tag that specifies the type of the plant",
+            "examples": ["tropical"],
+        },
     )
 
     @post_dump(pass_collection=True)
@@ -54,7 +57,13 @@ class NewPlantSchema(PlantSchema):
         required=True,
         strict=True,
         validate=INT64_RANGE,
-        metadata={"format": "int64", "description": "Identification number of the plant"},
+        metadata={
+            "format": "int64",
+            # JSON Schema 2020-12 counts 1.0 as an integer; the service does not.
+            "description": "Identification number of the plant: a JSON integer written "
+            "without a fraction or exponent (1.0 is refused)",
+            "examples": [1],
+        },
     )
 
 
@@ -76,7 +85,11 @@ class IntegerLiteral(fields.Integer):
 class PlantIdSchema(Schema):
     """The {id} of /plants/{id}."""
 
-    id = IntegerLiteral(required=True, validate=INT64_RANGE, metadata={"format": "int64"})
+    id = IntegerLiteral(
+        required=True,
+        validate=INT64_RANGE,
+        metadata={"format": "int64", "description": "The id of the plant", "examples": [1]},
+    )
 
 
 class ListQuerySchema(Schema):
@@ -88,19 +101,36 @@ class ListQuerySchema(Schema):
     limit = IntegerLiteral(
         load_default=100,
         validate=validate.Range(min=1, max=1000),
-        metadata={"description": "Most plants in one page", "default": 100},
+        metadata={"description": "Most plants in one page", "default": 100, "examples": [2]},
     )
     after = IntegerLiteral(
         validate=INT64_RANGE,
-        metadata={"format": "int64", "description": "Only plants with a larger id"},
+        metadata={
+            "format": "int64",
+            "description": "Only plants with a larger id",
+            "examples": [1],
+        },
     )
 
 
 class ErrorSchema(Schema):
     """Error: the body of every error response."""
 
-    error = fields.Integer(required=True, metadata={"format": "int32"})
-    message = fields.String(required=True)
+    error = fields.Integer(
+        required=True,
+        metadata={
+            "format": "int32",
+            "description": "The HTTP status code of the response",
+            "examples": [404],
+        },
+    )
+    message = fields.String(
+        required=True,
+        metadata={
+            "description": "One sentence; for a bad body it names every offending field",
+            "examples": ["There is no plant with this id."],
+        },
+    )
 
 
 def _no_constants(name):

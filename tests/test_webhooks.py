@@ -299,3 +299,18 @@ def test_kill_9_of_the_web_server_leaves_one_event_per_stored_plant(
     delivered = re.search(r"delivered: (\d+)", server.cli("webhooks", "status"))
     assert int(delivered.group(1)) == len(stored)
     assert sorted(json.loads(body)["id"] for _, body in receiver.requests) == sorted(stored)
+
+
+def test_a_delivery_is_what_the_document_describes(hooked, receiver):
+    _, client, worker = hooked
+    document = client.get("/openapi.json").get_json()
+    webhook = document["webhooks"]["plant.created"]["post"]
+    new_plant = document["components"]["schemas"]["NewPlant"]
+    assert create(client, 8, "Aloe", tag="succulent").status_code == 200
+    drain(worker, lambda: len(receiver.requests) >= 1)
+    ((headers, body),) = receiver.requests
+    for parameter in webhook["parameters"]:
+        value = headers[parameter["name"]]
+        assert re.fullmatch(parameter["schema"].get("pattern", ".+"), value)
+        assert value in parameter["schema"].get("enum", [value])
+    assert set(json.loads(body)) == set(new_plant["properties"])

@@ -1,0 +1,60 @@
+"""The ``webhooks`` section of the OpenAPI document: what a receiver of plant.created gets."""
+
+from .apidoc import example
+from .schemas import NewPlantSchema
+from .webhooks import EVENT
+
+HEADERS = {
+    "X-Plantstore-Event": {
+        "description": "The kind of event.",
+        "schema": {"type": "string", "enum": [EVENT]},
+    },
+    "X-Plantstore-Delivery": {
+        "description": "The id of this delivery, the same on every retry of it: a receiver "
+        "that has seen it already can ignore the repeat.",
+        "schema": {"type": "string", "examples": ["5f0c6e2b9d3a4b1e8c7d6a5b4c3d2e1f"]},
+    },
+    "X-Plantstore-Signature": {
+        "description": "`sha256=` and the hex HMAC-SHA256 of the exact body bytes, keyed by "
+        "PLANTSTORE_WEBHOOK_SECRET. Compute it over the raw body, before parsing, and compare "
+        "in constant time.",
+        "schema": {"type": "string", "pattern": "^sha256=[0-9a-f]{64}$"},
+    },
+}
+
+
+def webhooks():
+    """The webhooks section: one POST of a NewPlant per plant created."""
+    return {
+        EVENT: {
+            "post": {
+                "summary": "A plant was created.",
+                "description": "Sent once a new plant is stored (never for a replayed create), "
+                "to every receiver, with the NewPlant as its JSON body. Delivery is at least "
+                "once: any answer but a 2xx, a refused connection or a timeout is retried with "
+                "exponential backoff and jitter, up to the configured number of attempts.",
+                "operationId": "plantCreated",
+                "parameters": [
+                    {"in": "header", "name": name, "required": True, **header}
+                    for name, header in HEADERS.items()
+                ],
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {"$ref": "#/components/schemas/NewPlant"},
+                            "example": example(NewPlantSchema),
+                        }
+                    },
+                },
+                "responses": {
+                    "2XX": {
+                        "description": "Any 2xx answer ends the delivery; its body is ignored."
+                    },
+                    "4XX": {"description": "Not taken: the delivery is retried later."},
+                    "5XX": {"description": "Not taken: the delivery is retried later."},
+                },
+                "security": [],
+            }
+        }
+    }
