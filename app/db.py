@@ -129,84 +129,86 @@ class Database:
     @contextlib.contextmanager
     def read(self):
         """A Core connection for reading, back to the pool when the block ends."""
-        with drivers.deadline(self.timeout), self.engine.connect() as conn:
+        with drivers.Budget(self.timeout), self.engine.connect() as conn:
             yield conn
 
     @contextlib.contextmanager
     def write(self):
         """A Core transaction that commits when the block ends without an exception."""
         # Connected first, so that a database that cannot be opened is an error of the database.
-        with (
-            drivers.deadline(self.timeout),
-            self._core_writer.connect() as conn,
-            self._writers_turn(),
-            conn.begin(),
-        ):
-            yield conn
+        with drivers.Budget(self.timeout), self._core_writer.connect() as conn:
+            self._take_turn()
+            try:
+                with conn.begin():
+                    yield conn
+            finally:
+                self._end_turn()
 
-    @contextlib.contextmanager
     def cursor(self):
         """A driver cursor on a pooled connection, for single reads; errors as SQLAlchemy's."""
-        with self._checked_out() as connection:
-            yield connection.cursor()
-            if not self.is_sqlite:
-                connection.commit()  # psycopg opened a transaction for the read
+        return self._driver_cursor(write=False)
 
-    @contextlib.contextmanager
     def transaction(self):
         """A driver cursor in a write transaction that commits when the block ends."""
-        with self._checked_out() as connection, self._writers_turn():
-            cursor = connection.cursor()
-            if self.is_sqlite:
-                cursor.execute("BEGIN IMMEDIATE")
-            yield cursor
-            connection.commit()
+        return self._driver_cursor(write=True)
 
     @contextlib.contextmanager
-    def _checked_out(self):
-        with drivers.deadline(self.timeout), self._pooled() as connection:
-            yield connection
+    def _driver_cursor(self, write):
+        # One generator for the whole use: this runs for every request.
+        with drivers.Budget(self.timeout):
+            connection = self._checkout()
+            try:
+                if write:
+                    self._take_turn()
+                try:
+                    cursor = connection.cursor()
+                    if write and self.is_sqlite:
+                        cursor.execute("BEGIN IMMEDIATE")
+                    yield cursor
+                    if write or not self.is_sqlite:
+                        connection.commit()  # psycopg opens a transaction for a read too
+                except self._driver_error as error:
+                    self._abandon(connection, error)
+                    raise self._wrap(error) from error
+                except BaseException:
+                    connection.rollback()
+                    raise
+                finally:
+                    if write:
+                        self._end_turn()
+            finally:
+                connection.close()
 
-    @contextlib.contextmanager
-    def _pooled(self):
-        # The driver's errors leave as SQLAlchemy's, like those of Core connections.
+    def _checkout(self):
         try:
-            connection = self.engine.raw_connection()
+            return self.engine.raw_connection()
         except self._driver_error as error:
             raise self._wrap(error) from error
-        try:
-            yield connection
-        except self._driver_error as error:
-            if self.engine.dialect.is_disconnect(error, connection.dbapi_connection, None):
-                # A lost connection must not go back to the pool for the next request.
-                connection.invalidate(error)
-            else:
-                connection.rollback()
-            raise self._wrap(error) from error
-        except BaseException:
+
+    def _abandon(self, connection, error):
+        if self.engine.dialect.is_disconnect(error, connection.dbapi_connection, None):
+            # A lost connection must not go back to the pool for the next request.
+            connection.invalidate(error)
+        else:
             connection.rollback()
-            raise
-        finally:
-            connection.close()
 
     def _wrap(self, error):
+        # The driver's errors leave as SQLAlchemy's, like those of Core connections.
         return DBAPIError.instance(None, None, error, self._driver_error)
 
-    @contextlib.contextmanager
-    def _writers_turn(self):
+    def _take_turn(self):
         # SQLite lets one transaction write at a time: the service's writers queue on a lock
         # that wakes the next one at once, where SQLite's busy handler would sleep.
         if self.writer_lock is None:
-            yield
             return
         try:
             self.writer_lock.acquire(drivers.remaining(self.timeout))
         except (LockTimeout, OSError) as error:
             # Waited too long, or the lock file cannot be made: the database is unavailable.
             raise drivers.unavailable(error) from error
-        try:
-            yield
-        finally:
+
+    def _end_turn(self):
+        if self.writer_lock is not None:
             self.writer_lock.release()
 
 

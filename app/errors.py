@@ -1,11 +1,12 @@
 """The one error handler: every error leaves as an Error body."""
 
-from flask import current_app, g, jsonify
+from flask import current_app, jsonify
 from marshmallow import ValidationError
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
+from .headers import request_id
 from .schemas import ErrorSchema
 
 error_schema = ErrorSchema()
@@ -41,12 +42,12 @@ def handle_error(error):
     elif isinstance(error, DATABASE_DOWN):
         current_app.logger.warning(
             "database unavailable (request_id=%s): %s",
-            g.get("request_id"),
+            request_id(),
             getattr(error, "orig", error),
         )
         status, message = 503, "database unavailable"
     else:
-        current_app.logger.exception("unhandled error (request_id=%s)", g.get("request_id"))
+        current_app.logger.exception("unhandled error (request_id=%s)", request_id())
         status, message = 500, "internal server error"
     response = jsonify(error_schema.dump({"error": status, "message": message}))
     response.status_code = status

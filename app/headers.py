@@ -3,30 +3,48 @@
 import os
 import re
 
-from flask import g, request
+from flask import request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 # A client's id is echoed only if it cannot smuggle anything into a header or a log line.
 SANE_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,200}")
+REQUEST_ID = "plantstore.request_id"
 
 
-def assign_request_id():
-    """Take the client's X-Request-ID when sane, else make one."""
-    given = request.headers.get("X-Request-ID", "")
-    g.request_id = given if SANE_REQUEST_ID.fullmatch(given) else os.urandom(16).hex()
+class ResponseHeaders:
+    """WSGI middleware: give each request its id, and every response the contract's headers.
+
+    Outside Flask, so that every response has them, whatever made it, at a small fraction of
+    what a before/after_request pair costs.
+    """
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        """Serve the request with its id in environ, adding the headers to the answer."""
+        given = environ.get("HTTP_X_REQUEST_ID", "")
+        request_id = given if SANE_REQUEST_ID.fullmatch(given) else os.urandom(16).hex()
+        environ[REQUEST_ID] = request_id
+        extra = [("X-Request-ID", request_id), ("X-Content-Type-Options", "nosniff")]
+        path = environ.get("PATH_INFO", "")
+        if path == "/plants" or path.startswith("/plants/"):
+            extra.append(("Cache-Control", "no-store"))
+
+        def start_with_headers(status, headers, exc_info=None):
+            return start_response(status, headers + extra, exc_info)
+
+        return self.app(environ, start_with_headers)
 
 
-def add_headers(response):
-    """Add the headers of the contract's 'Every response' section."""
-    response.headers["X-Request-ID"] = g.request_id
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    if request.path == "/plants" or request.path.startswith("/plants/"):
-        response.headers["Cache-Control"] = "no-store"
-    return response
+def request_id():
+    """The current request's id (the client's X-Request-ID when sane), for log lines."""
+    return request.environ.get(REQUEST_ID)
 
 
 def init_app(app):
-    """Believe X-Forwarded-* only from trusted proxies, and register the hooks."""
+    """Add the response headers, and believe X-Forwarded-* only from trusted proxies."""
+    app.wsgi_app = ResponseHeaders(app.wsgi_app)
     proxies = app.config["TRUSTED_PROXIES"]
     if proxies:
         app.wsgi_app = ProxyFix(
@@ -37,5 +55,3 @@ def init_app(app):
             x_port=proxies,
             x_prefix=proxies,
         )
-    app.before_request(assign_request_id)
-    app.after_request(add_headers)
