@@ -168,8 +168,8 @@ MISMATCHES = {
     "missing column": ("ALTER TABLE deliveries DROP COLUMN last_error", "deliveries.last_error"),
     "missing unique": (
         "DROP TABLE tokens; CREATE TABLE tokens (name VARCHAR(100) NOT NULL PRIMARY KEY, "
-        "token_hash VARCHAR(64) NOT NULL, scope VARCHAR(20) NOT NULL, created_at DATE NOT NULL, "
-        "expires_at DATE, revoked_at DATE)",
+        "token_hash VARCHAR(64) NOT NULL, scope VARCHAR(20) NOT NULL, "
+        "created_at {timestamp} NOT NULL, expires_at {timestamp}, revoked_at {timestamp})",
         "unique constraint on tokens (token_hash) is missing",
     ),
 }
@@ -177,8 +177,9 @@ MISMATCHES = {
 
 @pytest.mark.parametrize("change, named", MISMATCHES.values(), ids=MISMATCHES.keys())
 def test_database_unlike_1_0_is_refused_unchanged_in_one_line(database_1_0, cli, change, named):
+    words = DIALECT_WORDS[database_1_0.dialect.name]
     with database_1_0.begin() as conn:
-        for statement in change.split(";"):
+        for statement in change.format(**words).split(";"):
             conn.execute(text(statement))
     result = cli("db", "upgrade")
     assert result.exit_code == 1
