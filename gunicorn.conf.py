@@ -25,3 +25,11 @@ forwarded_allow_ips = ""
 
 # Instances sharing a host would fight over gunicorn's one default control socket path.
 control_socket_disable = True
+
+
+def post_worker_init(worker):
+    """Each worker checks at start that the database schema is the code's migrations' head."""
+    # bench/floor.py runs under these settings too, and has no schema.
+    schema = getattr(worker.wsgi, "extensions", {}).get("plantstore.schema")
+    if schema is not None:
+        schema.check_at_start()

@@ -11,6 +11,7 @@ from . import (
     headers,
     health,
     jsonprovider,
+    migrate,
     openapi,
     plants,
     tokens,
@@ -25,6 +26,7 @@ def create_app(test_config=None):
     config.load(app, test_config)
     jsonprovider.init_app(app)
     db.init_app(app)
+    migrate.init_app(app)
     auth.init_app(app)
     errors.init_app(app)
     headers.init_app(app)

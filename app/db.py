@@ -24,7 +24,7 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.dialects.postgresql import psycopg
 from sqlalchemy.exc import DBAPIError
 
-from . import drivers
+from . import drivers, migrate
 from .hostlock import HostLock, LockTimeout
 
 
@@ -89,9 +89,6 @@ deliveries = Table(
     Column("last_error", Text),
     Index("deliveries_due", "status", "next_attempt_at"),
 )
-
-# Any constant works; it only has to be the same in every process running init-db.
-SCHEMA_LOCK_KEY = 0x706C616E7473
 
 DIALECTS = {"sqlite": sqlite.dialect(paramstyle="named"), "postgresql": psycopg.dialect()}
 
@@ -218,17 +215,14 @@ def get_db():
 
 
 def init_db(db):
-    """Create every missing table; safe to run from several processes at once."""
-    with db.write() as conn:
-        if not db.is_sqlite:
-            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
-        metadata.create_all(conn)
+    """Bring the schema to the latest migration (``db upgrade``); safe from several processes."""
+    migrate.upgrade(db)
 
 
 @click.command("init-db")
 @with_appcontext
 def init_db_command():
-    """Create the database schema (idempotent)."""
+    """Bring the schema to the latest migration; the same as ``db upgrade``."""
     init_db(get_db())
     click.echo("Database schema is ready.")
 

@@ -1,6 +1,7 @@
 """GET /healthz: is the database there and ready?"""
 
-from flask import Blueprint
+from flask import Blueprint, current_app
+from werkzeug.exceptions import ServiceUnavailable
 
 from . import apidoc
 from .db import get_db
@@ -29,4 +30,6 @@ def healthz():
     Ready when the database answers in time and has the service's schema; a 503 otherwise.
     """
     plant_store.ping(get_db())
+    if current_app.extensions["plantstore.schema"].is_behind():
+        raise ServiceUnavailable("database schema is out of date")
     return {"status": "ok"}

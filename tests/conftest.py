@@ -7,10 +7,10 @@ from types import SimpleNamespace
 
 import pytest
 from playwright.sync_api import sync_playwright
-from sqlalchemy import create_engine, make_url
+from sqlalchemy import MetaData, create_engine, make_url
 
 from app import create_app
-from app.db import init_db, metadata
+from app.db import init_db
 from liveserver import LiveServer, PrivatePostgres
 
 TOKEN = "test-read-write-token"
@@ -39,7 +39,10 @@ def postgres_url():
         pytest.skip(f"{POSTGRES_URL_VARIABLE} is not set")
     engine = create_engine(url)
     with engine.begin() as conn:
-        metadata.drop_all(conn)
+        # Every table, alembic_version and a test's own included.
+        tables = MetaData()
+        tables.reflect(conn)
+        tables.drop_all(conn)
     engine.dispose()
     return url
 
@@ -118,7 +121,7 @@ def live_server(tmp_path):
     """Start `gunicorn wsgi:app` on a database as the Procfile does; stopped after the test."""
     servers = []
 
-    def start(database_url, workers=2, **env):
+    def start(database_url, workers=2, release=True, **env):
         env = {
             "PLANTSTORE_DATABASE_URL": database_url,
             "PLANTSTORE_API_TOKENS": TOKEN,
@@ -127,7 +130,7 @@ def live_server(tmp_path):
         }
         server = LiveServer(tmp_path / f"gunicorn-{len(servers)}.log", env, TOKEN)
         servers.append(server)
-        server.start()
+        server.start(release)
         return server
 
     yield start
