@@ -55,15 +55,16 @@ class HostLock:
         return self._fd
 
     def _acquire(self, fd, deadline):
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            pass
         with self._handover:
+            # With a helper still waiting on this descriptor, only the helper may take the lock:
+            # a non-blocking attempt would succeed on the descriptor the helper is about to hold.
             if self._helper is None:
-                self._helper = threading.Event()
-                threading.Thread(target=self._wait_in_kernel, args=(fd,), daemon=True).start()
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return
+                except BlockingIOError:
+                    self._helper = threading.Event()
+                    threading.Thread(target=self._wait_in_kernel, args=(fd,), daemon=True).start()
             acquired = self._helper
             self._waiting = True
         acquired.wait(max(0.0, deadline - time.monotonic()))
@@ -74,7 +75,12 @@ class HostLock:
         raise LockTimeout(f"another writer held {self.path} for too long")
 
     def _wait_in_kernel(self, fd):
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            with self._handover:
+                self._helper = None  # the next writer asks the kernel again
+            return
         with self._handover:
             done, self._helper = self._helper, None
             if self._waiting:
