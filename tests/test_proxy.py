@@ -4,6 +4,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -125,6 +126,22 @@ def test_link_names_the_proxy_not_the_instance(proxied):
     for plant_id in (1, 2):
         http_request(port, "POST", "/plants", {"id": plant_id, "name": "Fern"}, auth)
     response = http_request(port, "GET", "/plants?limit=1", headers=auth)
+    assert response.status == 200
+    assert (
+        response.headers["Link"] == f'<http://127.0.0.1:{port}/plants?limit=1&after=1>; rel="next"'
+    )
+
+
+@pytest.mark.e2e
+def test_forged_port_and_prefix_do_not_reach_the_link(proxied):
+    servers, port = proxied
+    auth = {"Authorization": f"Bearer {servers[0].token}"}
+    for plant_id in (1, 2):
+        http_request(port, "POST", "/plants", {"id": plant_id, "name": "Fern"}, auth)
+    forged = {**auth, "X-Forwarded-Port": "6666", "X-Forwarded-Prefix": "/evil"}
+    started = time.monotonic()
+    response = http_request(port, "GET", "/plants?limit=1", headers=forged)
+    assert time.monotonic() - started < 10
     assert response.status == 200
     assert (
         response.headers["Link"] == f'<http://127.0.0.1:{port}/plants?limit=1&after=1>; rel="next"'
