@@ -1,10 +1,12 @@
 """End to end on real gunicorn, started as the Procfile does."""
 
 import re
+import time
 
 import pytest
 
-from liveserver import create_until_killed, race_creates, wait_for
+from conftest import TOKEN
+from liveserver import create_until_killed, race_creates, raw_exchange, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -41,6 +43,42 @@ def test_chunked_body_over_the_limit_is_413(live_server, database_url):
     )
     assert response.status == 413
     assert response.json()["error"] == 413
+
+
+PLANT_JSON = b'{"id": 1, "name": "Fern"}'
+CHUNKED_HEAD = (
+    "POST /plants HTTP/1.1\r\nHost: plantstore\r\nContent-Type: application/json\r\n"
+    f"Authorization: Bearer {TOKEN}\r\nTransfer-Encoding: chunked\r\n\r\n"
+).encode()
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        pytest.param(CHUNKED_HEAD + b"zz\r\n" + PLANT_JSON + b"\r\n0\r\n\r\n", id="size zz"),
+        pytest.param(CHUNKED_HEAD + b"-5\r\n" + PLANT_JSON + b"\r\n0\r\n\r\n", id="size -5"),
+        pytest.param(CHUNKED_HEAD + b"0x18\r\n" + PLANT_JSON + b"\r\n0\r\n\r\n", id="size 0x18"),
+        pytest.param(
+            CHUNKED_HEAD + b"5\r\n" + PLANT_JSON + b"\r\n0\r\n\r\n", id="size under its data"
+        ),
+        pytest.param(CHUNKED_HEAD + b"19\r\n" + PLANT_JSON, id="chunked body cut after a chunk"),
+        pytest.param(CHUNKED_HEAD + b"40\r\n" + PLANT_JSON, id="chunked body cut in a chunk"),
+        pytest.param(
+            CHUNKED_HEAD.replace(b"Transfer-Encoding: chunked", b"Content-Length: 100")
+            + PLANT_JSON,
+            id="body short of its Content-Length",
+        ),
+    ],
+)
+def test_malformed_framing_is_400_and_stores_nothing(live_server, database_url, request_bytes):
+    server = live_server(database_url)
+    started = time.monotonic()
+    response = raw_exchange(server.port, request_bytes)
+    assert time.monotonic() - started < 10
+    assert response.status == 400
+    assert response.headers["Content-Type"] == "application/json"
+    assert response.json()["error"] == 400
+    assert server.request("GET", "/plants").json() == []
 
 
 def test_concurrent_creates_of_one_id_store_one_plant(live_server, database_url):
