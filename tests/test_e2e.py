@@ -1,6 +1,7 @@
 """End to end on real gunicorn, started as the Procfile does."""
 
 import re
+import socket
 import time
 
 import pytest
@@ -81,6 +82,24 @@ def test_malformed_framing_is_400_and_stores_nothing(live_server, database_url, 
     assert server.request("GET", "/plants").json() == []
 
 
+def test_idle_kept_alive_clients_take_no_thread(live_server, database_url):
+    server = live_server(database_url)
+    held = []
+    try:
+        for _ in range(40):
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: plantstore\r\n\r\n")
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+            held.append(sock)
+        for _ in range(5):
+            started = time.monotonic()
+            assert server.request("GET", "/healthz").status == 200
+            assert time.monotonic() - started < 3
+    finally:
+        for sock in held:
+            sock.close()
+
+
 def test_concurrent_creates_of_one_id_store_one_plant(live_server, database_url):
     server = live_server(database_url, workers=2)
     winner = race_creates([server], 99)
@@ -101,7 +120,9 @@ def test_procfile_runs_init_db_on_release():
     from liveserver import ROOT
 
     lines = dict(
-        line.split(": ", 1) for line in (ROOT / "Procfile").read_text().splitlines() if line
+        line.split(": ", 1)
+        for line in (ROOT / "Procfile").read_text().splitlines()
+        if line and not line.startswith("#")
     )
     assert lines["web"] == "gunicorn wsgi:app"
     assert re.fullmatch(r"flask --app wsgi init-db", lines["release"])

@@ -150,6 +150,17 @@ def test_forged_port_and_prefix_do_not_reach_the_link(proxied):
 
 
 @pytest.mark.e2e
+def test_a_long_uri_nginx_lets_through_reaches_the_app(proxied):
+    servers, port = proxied
+    auth = {"Authorization": f"Bearer {servers[0].token}"}
+    started = time.monotonic()
+    response = http_request(port, "GET", "/plants/" + "9" * 7000, headers=auth)
+    assert time.monotonic() - started < 10
+    assert response.status == 400
+    assert response.json()["error"] == 400
+
+
+@pytest.mark.e2e
 def test_logged_client_address_is_the_one_nginx_saw(proxied):
     servers, port = proxied
     http_request(
