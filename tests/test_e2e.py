@@ -7,7 +7,7 @@ import time
 import pytest
 
 from conftest import TOKEN
-from liveserver import create_until_killed, race_creates, raw_exchange, wait_for
+from liveserver import LiveServer, create_until_killed, race_creates, raw_exchange, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -46,6 +46,20 @@ def test_chunked_body_over_the_limit_is_413(live_server, database_url):
     assert response.json()["error"] == 413
 
 
+@pytest.fixture(scope="module")
+def framing_server(tmp_path_factory):
+    """One gunicorn on SQLite for every framing case: bodies are read alike on both backends."""
+    folder = tmp_path_factory.mktemp("framing")
+    env = {
+        "PLANTSTORE_DATABASE_URL": f"sqlite:///{folder / 'plantstore.sqlite'}",
+        "PLANTSTORE_API_TOKENS": TOKEN,
+    }
+    server = LiveServer(folder / "gunicorn.log", env, TOKEN)
+    server.start()
+    yield server
+    server.stop()
+
+
 PLANT_JSON = b'{"id": 1, "name": "Fern"}'
 CHUNKED_HEAD = (
     "POST /plants HTTP/1.1\r\nHost: plantstore\r\nContent-Type: application/json\r\n"
@@ -71,8 +85,8 @@ CHUNKED_HEAD = (
         ),
     ],
 )
-def test_malformed_framing_is_400_and_stores_nothing(live_server, database_url, request_bytes):
-    server = live_server(database_url)
+def test_malformed_framing_is_400_and_stores_nothing(framing_server, request_bytes):
+    server = framing_server
     started = time.monotonic()
     response = raw_exchange(server.port, request_bytes)
     assert time.monotonic() - started < 10
