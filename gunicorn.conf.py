@@ -26,6 +26,17 @@ forwarded_allow_ips = ""
 # Instances sharing a host would fight over gunicorn's one default control socket path.
 control_socket_disable = True
 
+# Limits for direct exposure; slow clients are a front's to absorb (README, "Deploying").
+# Longer than a request may wait for the database (PLANTSTORE_DATABASE_TIMEOUT, 10 s by default).
+timeout = 30
+# Shorter than the 30 s a PaaS waits between SIGTERM and SIGKILL.
+graceful_timeout = 20
+# gunicorn's largest, so that a request line deploy/nginx.conf lets through reaches the app.
+limit_request_line = 8190
+# gunicorn's defaults, stated: at most 100 header fields, each at most 8190 bytes.
+limit_request_fields = 100
+limit_request_field_size = 8190
+
 
 def post_worker_init(worker):
     """Each worker checks at start that the database schema is the code's migrations' head."""

@@ -4,6 +4,7 @@ import json
 import re
 
 from flask import request
+from gunicorn.http.errors import ParseException
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, missing, validate
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
 
@@ -137,14 +138,22 @@ def _no_constants(name):
 
 
 def _read_body():
-    data = request.get_data(cache=False)
-    # Werkzeug cuts a chunked body at the limit without a word: look for one more byte.
-    if (
-        request.content_length is None
-        and len(data) >= request.max_content_length
-        and request.environ["wsgi.input"].read(1)
-    ):
+    try:
+        data = request.get_data(cache=False)
+        # Werkzeug cuts a chunked body at the limit without a word: look for one more byte.
+        too_large = (
+            request.content_length is None
+            and len(data) >= request.max_content_length
+            and request.environ["wsgi.input"].read(1)
+        )
+    except (ParseException, OSError):
+        # gunicorn raises these reading a malformed or cut-off chunked body.
+        raise BadRequest("The request body's chunked framing is malformed.") from None
+    if too_large:
         raise RequestEntityTooLarge()
+    # gunicorn hands over what came before the client closed, however short of Content-Length.
+    if request.content_length is not None and len(data) < request.content_length:
+        raise BadRequest("The request body ended before its Content-Length.")
     return data
 
 

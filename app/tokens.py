@@ -1,6 +1,7 @@
 """The ``tokens`` command group: issue, list and revoke bearer tokens."""
 
 import datetime
+import math
 import secrets
 
 import click
@@ -13,8 +14,21 @@ from .store import utcnow
 
 # A fixed prefix makes a leaked token easy to find with grep or a secret scanner.
 TOKEN_PREFIX = "pst_"
+# A day short of datetime.max, so a PostgreSQL session in any time zone can still read it back.
+LATEST_EXPIRY = datetime.datetime(9999, 12, 30, tzinfo=datetime.UTC)
 
 tokens_cli = AppGroup("tokens", help="Issue, list and revoke API tokens.")
+
+
+def _expiry(_ctx, _param, days):
+    """The expiry time of --expires-in DAYS: finite, and no later than LATEST_EXPIRY."""
+    if days is None:
+        return None
+    now = utcnow()
+    longest = (LATEST_EXPIRY - now).days
+    if not math.isfinite(days) or days > longest:
+        raise click.BadParameter(f"{days} is not a finite number of days up to {longest}")
+    return now + datetime.timedelta(days=days)
 
 
 def _when(value):
@@ -28,19 +42,18 @@ def _when(value):
 @click.option("--read-only", is_flag=True, help="Allow GET only; POST and DELETE get 403.")
 @click.option(
     "--expires-in",
+    "expires_at",
     type=click.FloatRange(min=0, min_open=True),
+    callback=_expiry,
     metavar="DAYS",
     help="Expire after this many days (fractions allowed); default never.",
 )
-def create_command(name, read_only, expires_in):
+def create_command(name, read_only, expires_at):
     """Create a token; it is printed once, alone on the last line."""
     if not 1 <= len(name) <= 100 or not name.isprintable():
         raise click.BadParameter("1 to 100 printable characters", param_hint="NAME")
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     scope = READ_ONLY if read_only else READ_WRITE
-    expires_at = None
-    if expires_in is not None:
-        expires_at = utcnow() + datetime.timedelta(days=expires_in)
     try:
         token_store.create(get_db(), name, token_hash(token), scope, expires_at)
     except token_store.DuplicateName:

@@ -16,10 +16,16 @@ from flask import current_app
 from flask.cli import AppGroup
 
 from .db import get_db
+from .deadline import Deadline
+from .errors import DATABASE_DOWN
 from .store import deliveries as delivery_store
 from .store import utcnow
 
 EVENT = "plant.created"
+# Seconds a lease allows beyond the attempt and its recording, for clocks of hosts that differ.
+CLOCK_MARGIN = 5
+# Longest pause of a worker whose database keeps failing, seconds.
+MAX_OUTAGE_PAUSE = 30
 
 
 def outbox_rows(plant):
@@ -61,25 +67,50 @@ class Worker:
         self.base_delay = config["WEBHOOK_RETRY_DELAY"]
         self.max_delay = config["WEBHOOK_RETRY_MAX_DELAY"]
         self.poll_interval = config["WEBHOOK_POLL_INTERVAL"]
-        timeout = config["WEBHOOK_TIMEOUT"]
-        # Connect, write and read each have the timeout: a claim outlasts all of them together.
-        self.lease = datetime.timedelta(seconds=4 * timeout)
+        self.timeout = config["WEBHOOK_TIMEOUT"]
+        # The attempt ends by its deadline and is recorded within the database timeout: no other
+        # worker can claim the delivery while it is being sent.
+        self.lease = datetime.timedelta(
+            seconds=self.timeout + config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
+        )
+        # What a database outage or a held lock raises, from SQLAlchemy or from the driver.
+        self.database_down = (*DATABASE_DOWN, self.db.engine.dialect.loaded_dbapi.OperationalError)
         self.client = httpx.Client(
-            timeout=httpx.Timeout(timeout),
+            timeout=httpx.Timeout(self.timeout),
             follow_redirects=False,
+            # A connection per attempt, so that the attempt's deadline knows its socket.
+            limits=httpx.Limits(max_keepalive_connections=0),
             headers={"User-Agent": "plantstore"},
         )
 
     def run(self, stop):
-        """Deliver until stop (a threading.Event) is set; an attempt under way is finished."""
+        """Deliver until stop (a threading.Event) is set; an attempt under way is finished.
+
+        A database that fails pauses the worker, longer each time it fails again, and never
+        stops it.
+        """
+        failures = 0
         while not stop.is_set():
-            if not self.deliver_one():
+            try:
+                busy = self.deliver_one()
+            except self.database_down as error:
+                failures += 1
+                pause = min(MAX_OUTAGE_PAUSE, self.poll_interval * 2**failures)
+                self.logger.warning(
+                    "database unavailable, trying again in %.1fs: %s",
+                    pause,
+                    getattr(error, "orig", None) or error,
+                )
+                stop.wait(pause)
+                continue
+            failures = 0
+            if not busy:
                 stop.wait(self.poll_interval)
         self.client.close()
 
     def deliver_one(self):
         """Send the most overdue delivery, if any is due; whether there was one."""
-        delivery = delivery_store.claim(self.db, self.lease)
+        delivery = delivery_store.claim(self.db, self.lease, self.max_attempts)
         if delivery is None:
             return False
         error = self._send(delivery)
@@ -104,15 +135,23 @@ class Worker:
             "X-Plantstore-Delivery": delivery.id,
             "X-Plantstore-Signature": signature(self.secret, body),
         }
+        deadline = Deadline(self.timeout)
         try:
             # Streamed, so the receiver's answer body is never read: only its status counts.
-            with self.client.stream(
-                "POST", delivery.url, content=body, headers=headers
-            ) as response:
+            with (
+                deadline,
+                self.client.stream(
+                    "POST",
+                    delivery.url,
+                    content=body,
+                    headers=headers,
+                    extensions={"trace": deadline.trace},
+                ) as response,
+            ):
                 status = response.status_code
-        except httpx.TimeoutException:
-            return "timeout"
         except httpx.HTTPError as error:
+            if deadline.expired or isinstance(error, httpx.TimeoutException):
+                return "timeout"
             return f"{type(error).__name__}: {error}"
         return None if 200 <= status < 300 else f"HTTP {status}"
 

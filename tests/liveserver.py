@@ -235,6 +235,17 @@ class Holder:
         self.process.communicate()
 
 
+def raw_exchange(port, data, half_close=True, timeout=30):
+    """Send data as it is on a fresh connection, half-close it if told, and read one answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(data)
+        if half_close:
+            sock.shutdown(socket.SHUT_WR)
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        return Response(response.status, response.headers, response.read())
+
+
 class PrivatePostgres:
     """A PostgreSQL server of the test's own, which it may stop and start at will."""
 

@@ -1,5 +1,8 @@
-"""A webhook receiver over real HTTP for the tests: it records every request it gets."""
+"""Webhook receivers over real HTTP for the tests: they record every request they get."""
 
+import itertools
+import select
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -45,3 +48,46 @@ class Receiver:
         """Stop serving."""
         self.server.shutdown()
         self.server.server_close()
+
+
+class TricklingReceiver:
+    """Reads each request, then answers one byte every interval seconds and never finishes.
+
+    ``attempts`` holds, per connection, when it opened and when the client gave it up.
+    """
+
+    def __init__(self, interval):
+        self.interval = interval
+        self.attempts = []
+        self._stop = threading.Event()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}/hook"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
+
+    def _trickle(self, conn):
+        attempt = [time.monotonic(), None]
+        self.attempts.append(attempt)
+        answer = itertools.chain(b"HTTP/1.1 200 OK\r\nX-Slow: ", itertools.repeat(ord("a")))
+        with conn:
+            for byte in answer:
+                readable, _, _ = select.select([conn], [], [], self.interval)
+                try:
+                    if (readable and not conn.recv(65536)) or self._stop.is_set():
+                        break
+                    conn.sendall(bytes([byte]))
+                except OSError:
+                    break
+        attempt[1] = time.monotonic()
+
+    def close(self):
+        """Stop accepting and answering."""
+        self._stop.set()
+        self.server.close()

@@ -4,10 +4,11 @@ import os
 import re
 import shutil
 import subprocess
+import time
 
 import pytest
 
-from liveserver import ROOT, free_port, http_request, wait_for
+from liveserver import ROOT, free_port, http_request, raw_exchange, wait_for
 
 FORWARDED = {
     "X-Forwarded-Proto": "https",
@@ -87,9 +88,10 @@ def nginx(tmp_path):
 
         def up():
             try:
-                return http_request(port, "GET", "/healthz").status == 200
+                http_request(port, "GET", "/healthz")
             except OSError:
                 return False
+            return True
 
         wait_for(up, 15, lambda: (folder / "error.log").read_text())
         return port
@@ -129,6 +131,33 @@ def test_link_names_the_proxy_not_the_instance(proxied):
     assert (
         response.headers["Link"] == f'<http://127.0.0.1:{port}/plants?limit=1&after=1>; rel="next"'
     )
+
+
+@pytest.mark.e2e
+def test_forged_port_and_prefix_do_not_reach_the_link(proxied):
+    servers, port = proxied
+    auth = {"Authorization": f"Bearer {servers[0].token}"}
+    for plant_id in (1, 2):
+        http_request(port, "POST", "/plants", {"id": plant_id, "name": "Fern"}, auth)
+    forged = {**auth, "X-Forwarded-Port": "6666", "X-Forwarded-Prefix": "/evil"}
+    started = time.monotonic()
+    response = http_request(port, "GET", "/plants?limit=1", headers=forged)
+    assert time.monotonic() - started < 10
+    assert response.status == 200
+    assert (
+        response.headers["Link"] == f'<http://127.0.0.1:{port}/plants?limit=1&after=1>; rel="next"'
+    )
+
+
+@pytest.mark.e2e
+def test_a_long_uri_nginx_lets_through_reaches_the_app(proxied):
+    servers, port = proxied
+    auth = {"Authorization": f"Bearer {servers[0].token}"}
+    started = time.monotonic()
+    response = http_request(port, "GET", "/plants/" + "9" * 7000, headers=auth)
+    assert time.monotonic() - started < 10
+    assert response.status == 400
+    assert response.json()["error"] == 400
 
 
 @pytest.mark.e2e
@@ -185,3 +214,35 @@ def test_body_over_the_limit_is_an_error_body_at_nginx_too(proxied):
     response = http_request(port, "POST", "/plants", b"x" * 70_000, auth)
     assert response.status == 413
     assert response.json() == {"error": 413, "message": "request entity too large"}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    ("request_bytes", "status"),
+    [
+        pytest.param(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 502, id="instances down"),
+        pytest.param(b"GET /" + b"a" * 10_000 + b" HTTP/1.1\r\n\r\n", 414, id="huge URI"),
+        pytest.param(b"NOT HTTP AT ALL\r\n\r\n", 400, id="malformed request line"),
+        pytest.param(
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 10_000 + b"\r\n\r\n",
+            400,
+            id="header too large",
+        ),
+        pytest.param(
+            b"GET /_plantstore_error HTTP/1.1\r\nHost: x\r\n\r\n", 404, id="its internal page"
+        ),
+    ],
+)
+def test_errors_of_nginx_itself_are_error_bodies(nginx, request_bytes, status):
+    # Nothing listens upstream: every answer here is nginx's own.
+    port = nginx([free_port()])
+    started = time.monotonic()
+    response = raw_exchange(port, request_bytes, half_close=False)
+    assert time.monotonic() - started < 10
+    assert response.status == status
+    assert response.headers["Content-Type"] == "application/json"
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    body = response.json()
+    assert set(body) == {"error", "message"}
+    assert body["error"] == status
+    assert body["message"]

@@ -1,7 +1,11 @@
 """Token lifecycle: `flask tokens create|list|revoke`, scopes and expiry."""
 
 import datetime
+import os
 import re
+import subprocess
+import sys
+import time
 
 import pytest
 from sqlalchemy import select
@@ -10,6 +14,8 @@ from app.auth import READ_WRITE, token_hash
 from app.db import metadata
 from app.store import tokens as token_store
 from app.store import utcnow
+from app.tokens import LATEST_EXPIRY
+from liveserver import ROOT
 
 PLANT = {"id": 1, "name": "Fern"}
 
@@ -166,3 +172,33 @@ def test_times_are_listed_in_utc_whatever_the_database_zone(make_app, far_zone_u
     created, expires = (datetime.datetime.fromisoformat(value) for value in zone[2:4])
     assert before <= created <= after
     assert before + datetime.timedelta(days=1) <= expires <= after + datetime.timedelta(days=1)
+
+
+@pytest.mark.parametrize("days", ["inf", "nan", "1e12", "-inf"])
+def test_expiry_beyond_any_date_is_a_usage_error(tmp_path, days):
+    env = {**os.environ, "PLANTSTORE_DATABASE_URL": f"sqlite:///{tmp_path / 'tokens.sqlite'}"}
+    started = time.monotonic()
+    command = ["tokens", "create", "x", "--expires-in", days]
+    result = subprocess.run(
+        [sys.executable, "-m", "flask", "--app", "wsgi", *command],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert time.monotonic() - started < 30
+    assert result.returncode == 2, result.stderr
+    assert "--expires-in" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_the_latest_expiry_is_listed_in_any_database_zone(make_app, far_zone_url):
+    runner = make_app(DATABASE_URL=far_zone_url).test_cli_runner()
+    longest = (LATEST_EXPIRY - utcnow()).days
+    created = runner.invoke(args=["tokens", "create", "late", "--expires-in", str(longest)])
+    assert created.exit_code == 0, created.output
+    listed = runner.invoke(args=["tokens", "list"])
+    assert listed.exit_code == 0, listed.output
+    assert re.search(r"^late .* 9999-12-", listed.output, re.MULTILINE)

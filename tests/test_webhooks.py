@@ -1,20 +1,25 @@
 """Webhooks: the contract's 'Events' section, with a real receiver over HTTP."""
 
+import datetime
 import hashlib
 import hmac
+import itertools
 import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
+import time
 
 import pytest
-from receiver import Receiver
+from receiver import Receiver, TricklingReceiver
 from sqlalchemy import create_engine, select
 
 from app.config import ConfigError
 from app.db import plants
+from app.store import deliveries as delivery_store
 from app.webhooks import Worker
 from conftest import TOKEN
 from liveserver import ROOT, create_until_killed, wait_for
@@ -170,6 +175,20 @@ def test_delivery_fails_after_the_last_attempt_then_retry_failed(
     assert receiver.deliveries()[-1] == receiver.deliveries()[0]
 
 
+def test_a_delivery_whose_worker_was_lost_on_its_last_attempt_fails(hooked, receiver):
+    app, client, worker = hooked
+    create(client, 1)
+    db = app.extensions["plantstore.db"]
+    # Leases that have run out already: three workers that died mid-attempt.
+    for _ in range(3):
+        assert delivery_store.claim(db, datetime.timedelta(seconds=-1), 3) is not None
+    assert not worker.deliver_one()
+    status = app.test_cli_runner().invoke(args=["webhooks", "status"]).output
+    assert "failed: 1" in status
+    assert "after 3 attempts: worker lost during the last attempt" in status
+    assert receiver.requests == []
+
+
 @pytest.mark.parametrize(
     ("settings", "says"),
     [
@@ -198,23 +217,34 @@ def start_worker(env, log):
 
 
 @pytest.fixture
-def hooked_server(live_server, database_url, hooked_settings, tmp_path):
-    """gunicorn with webhooks on, and a way to start `flask webhooks run` workers beside it."""
-    env = {f"PLANTSTORE_{key}": str(value) for key, value in hooked_settings.items()}
-    server = live_server(database_url, **env)
+def start_workers(tmp_path):
+    """Start `flask webhooks run` with a server's environment; returns the process and its log."""
     workers = []
 
-    def worker():
-        with open(tmp_path / f"worker-{len(workers)}.log", "ab") as log:
-            process = start_worker({**os.environ, **server.env}, log)
+    def start(env):
+        log_path = tmp_path / f"worker-{len(workers)}.log"
+        with open(log_path, "ab") as log:
+            process = start_worker({**os.environ, **env}, log)
         workers.append(process)
-        return process
+        return process, log_path
 
-    yield server, worker
+    yield start
     for process in workers:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def environment(settings):
+    """Settings as PLANTSTORE_* environment variables."""
+    return {f"PLANTSTORE_{key}": str(value) for key, value in settings.items()}
+
+
+@pytest.fixture
+def hooked_server(live_server, database_url, hooked_settings, start_workers):
+    """gunicorn with webhooks on, and a way to start `flask webhooks run` workers beside it."""
+    server = live_server(database_url, **environment(hooked_settings))
+    return server, lambda: start_workers(server.env)[0]
 
 
 def create_many(server, count):
@@ -314,3 +344,84 @@ def test_a_delivery_is_what_the_document_describes(hooked, receiver):
         assert re.fullmatch(parameter["schema"].get("pattern", ".+"), value)
         assert value in parameter["schema"].get("enum", [value])
     assert set(json.loads(body)) == set(new_plant["properties"])
+
+
+def worker_survives(server, start_workers, receiver, outage, recovery):
+    """Start a worker, cause an outage until it has paused twice, end it; the worker goes on."""
+    process, log_path = start_workers(server.env)
+    wait_for(lambda: "Delivering webhooks" in log_path.read_text(), 30, "the worker to start")
+    outage()
+    wait_for(
+        lambda: log_path.read_text().count("database unavailable, trying again") >= 2,
+        30,
+        lambda: f"two pauses in the worker's log:\n{log_path.read_text()}",
+    )
+    recovery()
+    assert process.poll() is None, log_path.read_text()
+    wait_for(lambda: server.request("GET", "/healthz").status == 200, 30, "the database back")
+    assert server.request("POST", "/plants", {"id": 1, "name": "Fern"}).status == 200
+    started = time.monotonic()
+    wait_for(lambda: receiver.requests, 40, lambda: f"a delivery; log:\n{log_path.read_text()}")
+    # The pause after an outage is at most 30 s, plus one database timeout.
+    assert time.monotonic() - started < 40
+    assert process.poll() is None
+    assert "Traceback" not in log_path.read_text()
+
+
+@pytest.mark.e2e
+def test_worker_outlives_a_write_lock_held_by_another_program(
+    live_server, tmp_path, hooked_settings, receiver, start_workers
+):
+    database = tmp_path / "held.sqlite"
+    env = environment({**hooked_settings, "DATABASE_TIMEOUT": 1})
+    server = live_server(f"sqlite:///{database}", **env)
+    holder = sqlite3.connect(database, isolation_level=None)
+    try:
+        worker_survives(
+            server,
+            start_workers,
+            receiver,
+            outage=lambda: holder.execute("BEGIN IMMEDIATE"),
+            recovery=lambda: holder.execute("ROLLBACK"),
+        )
+    finally:
+        holder.close()
+
+
+@pytest.mark.e2e
+def test_worker_outlives_a_postgresql_restart(
+    live_server, private_postgres, hooked_settings, receiver, start_workers
+):
+    env = environment({**hooked_settings, "DATABASE_TIMEOUT": 2})
+    server = live_server(private_postgres.url, **env)
+    worker_survives(server, start_workers, receiver, private_postgres.stop, private_postgres.start)
+
+
+@pytest.fixture
+def trickler():
+    """A receiver that answers one byte every half second, for ever."""
+    server = TricklingReceiver(interval=0.5)
+    yield server
+    server.close()
+
+
+@pytest.mark.e2e
+def test_a_trickling_answer_ends_each_attempt_at_the_timeout(
+    live_server, database_url, hooked_settings, trickler, start_workers
+):
+    timeout = 2
+    settings = {**hooked_settings, "WEBHOOK_URLS": trickler.url, "WEBHOOK_TIMEOUT": timeout}
+    server = live_server(database_url, **environment(settings))
+    start_workers(server.env)
+    start_workers(server.env)
+    assert server.request("POST", "/plants", {"id": 1, "name": "Fern"}).status == 200
+    wait_for(lambda: "failed: 1" in server.cli("webhooks", "status"), 60, "the delivery to fail")
+    assert "after 3 attempts: timeout" in server.cli("webhooks", "status")
+    assert len(trickler.attempts) == 3
+    attempts = sorted(trickler.attempts)
+    for opened, closed in attempts:
+        assert closed is not None
+        assert closed - opened < timeout + 1.5
+    # The two workers never sent the delivery at the same time.
+    for (_, closed), (opened, _) in itertools.pairwise(attempts):
+        assert closed <= opened

@@ -19,19 +19,27 @@ def enqueue(db, cursor, rows):
     )
 
 
-def claim(db, lease):
+def claim(db, lease, max_attempts):
     """Claim the most overdue pending delivery for lease (a timedelta), counting the attempt.
 
     On PostgreSQL, SKIP LOCKED lets workers on several hosts claim side by side; on SQLite the
-    write lock makes the claim atomic.
+    write lock makes the claim atomic. A delivery whose last attempt outlived its lease (its
+    worker died) is failed rather than tried beyond max_attempts.
     """
     now = utcnow()
+    unclaimed = or_(deliveries.c.claimed_until.is_(None), deliveries.c.claimed_until < now)
+    spent = (
+        update(deliveries)
+        .where(deliveries.c.status == PENDING, deliveries.c.attempts >= max_attempts, unclaimed)
+        .values(status=FAILED, claimed_until=None, last_error="worker lost during the last attempt")
+    )
     due = (
         select(deliveries.c.id)
         .where(
             deliveries.c.status == PENDING,
             deliveries.c.next_attempt_at <= now,
-            or_(deliveries.c.claimed_until.is_(None), deliveries.c.claimed_until < now),
+            deliveries.c.attempts < max_attempts,
+            unclaimed,
         )
         .order_by(deliveries.c.next_attempt_at)
         .limit(1)
@@ -51,6 +59,7 @@ def claim(db, lease):
         )
     )
     with db.write() as conn:
+        conn.execute(spent)
         return conn.execute(statement).first()
 
 
