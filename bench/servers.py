@@ -17,9 +17,10 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-START_TIMEOUT = 30
-# gunicorn writes its %(p)s atom as "<pid>"; the access log format ends with pid=%(p)s.
-PID = re.compile(rb"pid=<?(\d+)>?")
+# Longest wait for a process to serve, or for a run's access log lines to land, in seconds.
+TIMEOUT = 30
+# gunicorn writes its %(p)s atom as "<pid>"; no space can come from a client's X-Request-ID.
+PID = re.compile(rb" pid=<(\d+)>")
 # What Debian's /etc/nginx/nginx.conf sets around a site file, with every path in one folder.
 NGINX_MAIN = """
 {user}
@@ -93,8 +94,8 @@ class Gunicorn:
 
     def __init__(self, app, env, folder):
         self.app = app
-        self.env = {**env, "PORT": str(free_port())}
-        self.port = int(self.env["PORT"])
+        self.port = free_port()
+        self.env = {**env, "PORT": str(self.port)}
         self.access_log = folder / "access.log"
         self.error_log = folder / "error.log"
         self.process = None
@@ -136,7 +137,7 @@ class Gunicorn:
                 raise SystemExit(f"{self.app} exited:\n{self.error_log.read_text()}")
             return answers(self.port, path, headers)
 
-        wait_until(ready, START_TIMEOUT, f"{self.app} to answer {path}")
+        wait_until(ready, TIMEOUT, f"{self.app} to answer {path}")
 
     def pids(self):
         """The master and its current workers."""
@@ -175,7 +176,7 @@ class Gunicorn:
 
         wait_until(
             lambda: counts().total() >= at_least,
-            START_TIMEOUT,
+            TIMEOUT,
             f"{at_least} access log lines with pid= from {self.app}",
         )
         return counts()
@@ -234,7 +235,7 @@ class Nginx:
                 raise SystemExit(f"nginx exited:\n{(self.folder / 'error.log').read_text()}")
             return answers(self.port, path, headers)
 
-        wait_until(ready, START_TIMEOUT, f"nginx to answer {path}")
+        wait_until(ready, TIMEOUT, f"nginx to answer {path}")
 
     def __exit__(self, *exc_info):
         self.process.terminate()
