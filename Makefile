@@ -46,9 +46,13 @@ lint: $(VENV)/.test
 test: lint $(VENV)/.npm
 	$(BIN)/pytest
 
+# wrk and nginx are Debian packages: installed here when run as root, else named.
 bench: $(VENV)/.runtime
-	@command -v wrk >/dev/null || { echo "make bench needs wrk: apt-get install wrk"; exit 1; }
-	$(BIN)/python bench/run.py
+	@PATH="$$PATH:/usr/sbin"; command -v wrk >/dev/null && command -v nginx >/dev/null || \
+	if [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light; \
+	else echo "make bench needs wrk and nginx: sudo apt-get install wrk nginx-light"; exit 1; fi
+	$(BIN)/python -m bench.run
 
 bench-instructions: $(VENV)/.runtime
 	@command -v valgrind >/dev/null || { echo "make bench-instructions needs valgrind: apt-get install valgrind"; exit 1; }

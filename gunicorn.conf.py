@@ -18,7 +18,7 @@ workers = int(os.environ.get("WEB_CONCURRENCY", os.cpu_count() or 1))
 keepalive = 75
 
 accesslog = "-"
-access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms request_id=%({x-request-id}o)s'
+access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms request_id=%({x-request-id}o)s pid=%(p)s'
 
 # Which X-Forwarded-* headers to believe is the app's decision (PLANTSTORE_TRUSTED_PROXIES).
 forwarded_allow_ips = ""
