@@ -55,7 +55,10 @@ bench: $(VENV)/.runtime
 	$(BIN)/python -m bench.run
 
 bench-instructions: $(VENV)/.runtime
-	@command -v valgrind >/dev/null || { echo "make bench-instructions needs valgrind: apt-get install valgrind"; exit 1; }
+	@command -v valgrind >/dev/null || \
+	if [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; \
+	else echo "make bench-instructions needs valgrind: sudo apt-get install valgrind"; exit 1; fi
 	$(BIN)/python bench/instructions.py
 
 clean:
