@@ -1,4 +1,4 @@
-"""GET /healthz: is the database there and ready?"""
+"""GET /healthz (readiness: is the database there and ready?) and GET /livez (liveness)."""
 
 from flask import Blueprint, current_app
 from werkzeug.exceptions import ServiceUnavailable
@@ -32,4 +32,10 @@ def healthz():
     plant_store.ping(get_db())
     if current_app.extensions["plantstore.schema"].is_behind():
         raise ServiceUnavailable("database schema is out of date")
+    return {"status": "ok"}
+
+
+@bp.get("/livez")
+def livez():
+    """Report that the process serves requests; touches no database."""
     return {"status": "ok"}
