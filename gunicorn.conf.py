@@ -55,8 +55,11 @@ def post_worker_init(worker):
 METRICS_DIR_PREFIX = "plantstore-metrics-"
 # prometheus_client picks its multiprocess mode when first imported: set the directory before
 # anything imports it. One per instance, so that instances sharing a host never add up.
+# Named after the master's pid, and only made in on_starting: a refused start leaves nothing.
 if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix=METRICS_DIR_PREFIX)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.path.join(
+        tempfile.gettempdir(), f"{METRICS_DIR_PREFIX}{os.getpid()}"
+    )
 
 from prometheus_client import multiprocess  # noqa: E402 (after the directory is set)
 
@@ -64,8 +67,8 @@ from prometheus_client import multiprocess  # noqa: E402 (after the directory is
 from app.config import ConfigError, check_environment  # noqa: E402 (after the directory is set)
 from app.logs import gunicorn_config  # noqa: E402 (after the directory is set)
 
-# A bad setting stops the master here, with one line: in a worker it would be a traceback,
-# and the master would report "Worker failed to boot".
+# A bad setting stops the master here, in one line. In a worker it was a traceback and "Worker
+# failed to boot"; by on_starting, gunicorn has already logged a line of its own.
 try:
     check_environment()
 except ConfigError as error:
@@ -75,8 +78,10 @@ logconfig_dict = gunicorn_config(os.environ.get("PLANTSTORE_LOG_FORMAT", "text")
 
 
 def on_starting(server):
-    """Empty the metrics directory: values of an earlier run must not be added to this one's."""
-    for path in glob.glob(os.path.join(os.environ["PROMETHEUS_MULTIPROC_DIR"], "*.db")):
+    """Make the metrics directory, or empty it: an earlier run's values must not count."""
+    directory = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    for path in glob.glob(os.path.join(directory, "*.db")):
         os.remove(path)
 
 
