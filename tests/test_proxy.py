@@ -246,3 +246,13 @@ def test_errors_of_nginx_itself_are_error_bodies(nginx, request_bytes, status):
     assert set(body) == {"error", "message"}
     assert body["error"] == status
     assert body["message"]
+
+
+@pytest.mark.e2e
+def test_metrics_are_not_exposed_through_nginx(proxied):
+    servers, port = proxied
+    hidden = http_request(port, "GET", "/metrics")
+    assert hidden.status == 404
+    assert hidden.headers["Content-Type"] == "application/json"
+    assert hidden.json() == {"error": 404, "message": "not found"}
+    assert servers[0].request("GET", "/metrics").status == 200  # scraped on the instance itself
