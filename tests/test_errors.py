@@ -85,7 +85,7 @@ BROKEN_TRIGGER = {
         "CREATE TRIGGER broken BEFORE INSERT ON plants BEGIN SELECT no_such_function(); END",
     ],
     "postgresql": [
-        "CREATE FUNCTION broken() RETURNS trigger LANGUAGE plpgsql AS "
+        "CREATE OR REPLACE FUNCTION broken() RETURNS trigger LANGUAGE plpgsql AS "
         "$$ BEGIN PERFORM no_such_function(); RETURN NEW; END $$",
         "CREATE TRIGGER broken BEFORE INSERT ON plants FOR EACH ROW EXECUTE FUNCTION broken()",
     ],

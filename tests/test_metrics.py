@@ -38,7 +38,9 @@ def test_requests_are_counted_by_url_rule_never_by_raw_path(client, auth_headers
     for plant_id in (1, 2, 3):
         client.get(f"/plants/{plant_id}", headers=auth_headers)
     client.get("/no/such/path/4711", headers=auth_headers)
+    client.open("/plants", method="BREW4711", headers=auth_headers)
     page = scrape(client)
+    assert requests_total(page, "other", "unmatched", 405) == 1
     assert requests_total(page, "GET", "/plants/<plant_id>", 404) == 3
     assert requests_total(page, "GET", "unmatched", 404) == 1
     assert not any("4711" in value for _, labels in page for _, value in labels)
