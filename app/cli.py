@@ -24,7 +24,7 @@ def database_failures_in_one_line():
         if problem == NO_SCHEMA:
             advice = "run `flask --app wsgi init-db`"
         else:
-            url = make_url(current_app.config["DATABASE_URL"]).render_as_string(True)
+            url = make_url(current_app.config["DATABASE_URL"]).render_as_string(hide_password=True)
             advice = f"check that PLANTSTORE_DATABASE_URL={url} names a database that answers"
         raise click.ClickException(f"{problem} ({cause}): {advice}") from None
 
