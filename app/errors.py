@@ -38,8 +38,9 @@ def database_problem(error):
     if not isinstance(error, DBAPIError):
         return None
     driver_error = error.orig
-    # TimeoutError: a writer waited too long for the host's writer lock (app/drivers.py).
-    if error.connection_invalidated or isinstance(driver_error, TimeoutError):
+    # Not a driver's own error: drivers.unavailable wrapped a failure outside any driver (the
+    # host's writer lock), which is one of reaching the database.
+    if error.connection_invalidated or not isinstance(driver_error, (sqlite3.Error, psycopg.Error)):
         return UNAVAILABLE
     if isinstance(driver_error, sqlite3.Error):
         code = (getattr(driver_error, "sqlite_errorname", None) or "SQLITE_ERROR").split("_")[1]
@@ -48,17 +49,16 @@ def database_problem(error):
         if code == "ERROR" and any(text in str(driver_error) for text in SQLITE_NO_SCHEMA):
             return NO_SCHEMA
         return None
-    if isinstance(driver_error, psycopg.Error):
-        sqlstate = driver_error.sqlstate
-        # No SQLSTATE: the failure is the client's own (refused, timed out, connection lost).
-        if sqlstate is None and isinstance(
-            driver_error, (psycopg.OperationalError, psycopg.InterfaceError)
-        ):
-            return UNAVAILABLE
-        if sqlstate and sqlstate.startswith(POSTGRES_UNAVAILABLE):
-            return UNAVAILABLE
-        if sqlstate in POSTGRES_NO_SCHEMA:
-            return NO_SCHEMA
+    sqlstate = driver_error.sqlstate
+    # No SQLSTATE: the failure is the client's own (refused, timed out, connection lost).
+    if sqlstate is None and isinstance(
+        driver_error, (psycopg.OperationalError, psycopg.InterfaceError)
+    ):
+        return UNAVAILABLE
+    if sqlstate and sqlstate.startswith(POSTGRES_UNAVAILABLE):
+        return UNAVAILABLE
+    if sqlstate in POSTGRES_NO_SCHEMA:
+        return NO_SCHEMA
     return None
 
 

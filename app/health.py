@@ -36,6 +36,11 @@ def healthz():
 
 
 @bp.get("/livez")
+@apidoc.public
+@apidoc.response(200, "The process serves requests", HEALTHY)
 def livez():
-    """Report that the process serves requests; touches no database."""
+    """Report that the process serves requests; touches no database.
+
+    Liveness: 200 whenever the process answers, whether or not the database does.
+    """
     return {"status": "ok"}

@@ -17,6 +17,7 @@ from prometheus_client.core import GaugeMetricFamily
 from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import Unauthorized
 
+from . import apidoc
 from .store import deliveries as delivery_store
 from .store import utcnow
 
@@ -128,6 +129,7 @@ def plant_created():
 
 
 @bp.get("/metrics")
+@apidoc.hidden  # for the monitoring system, in Prometheus text, not for the API's clients
 def metrics_endpoint():
     """Serve the Prometheus metrics of this instance."""
     token = current_app.config["METRICS_TOKEN"]
