@@ -49,7 +49,9 @@ def test_wheel_installs_the_service_and_the_plantstore_command(tmp_path, clean_e
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names}
     assert tops == {"app", wheel.name.split("-py3")[0] + ".dist-info"}  # no tests, bench, wsgi
-    assert {"app/store/plants.py", "app/docs_assets/index.html"} <= set(names)
+    assert {"app/store/plants.py", "app/docs_assets/index.html", "app/migrations/env.py"} <= set(
+        names
+    )
 
     subprocess.run([sys.executable, "-m", "venv", venv], check=True)
     subprocess.run([venv / "bin" / "pip", "install", "-q", wheel], check=True)
