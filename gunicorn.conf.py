@@ -4,7 +4,10 @@ The bind address comes from PORT, as a PaaS expects; WEB_CONCURRENCY sets the wo
 GUNICORN_CMD_ARGS overrides anything here.
 """
 
+import glob
 import os
+import shutil
+import tempfile
 
 # SQLite takes one writer at a time: threads would only queue for its lock, and each waiting
 # thread would hold the GIL from the one that has it. One single-threaded worker per core.
@@ -44,3 +47,51 @@ def post_worker_init(worker):
     schema = getattr(worker.wsgi, "extensions", {}).get("plantstore.schema")
     if schema is not None:
         schema.check_at_start()
+
+
+# --- Start-up checks, logs and metrics (operability) ---------------------------------------
+# Kept apart from the serving settings above: these run in the master, once per start.
+
+METRICS_DIR_PREFIX = "plantstore-metrics-"
+# prometheus_client picks its multiprocess mode when first imported: set the directory before
+# anything imports it. One per instance, so that instances sharing a host never add up.
+# Named after the master's pid, and only made in on_starting: a refused start leaves nothing.
+if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.path.join(
+        tempfile.gettempdir(), f"{METRICS_DIR_PREFIX}{os.getpid()}"
+    )
+
+from prometheus_client import multiprocess  # noqa: E402 (after the directory is set)
+
+# Imported by name: a module-level `config` would be read as gunicorn's own setting.
+from app.config import ConfigError, check_environment  # noqa: E402 (after the directory is set)
+from app.logs import gunicorn_config  # noqa: E402 (after the directory is set)
+
+# A bad setting stops the master here, in one line. In a worker it was a traceback and "Worker
+# failed to boot"; by on_starting, gunicorn has already logged a line of its own.
+try:
+    check_environment()
+except ConfigError as error:
+    raise SystemExit(f"Error: {error.format_message()}") from None
+
+logconfig_dict = gunicorn_config(os.environ.get("PLANTSTORE_LOG_FORMAT", "text").lower())
+
+
+def on_starting(server):
+    """Make the metrics directory, or empty it: an earlier run's values must not count."""
+    directory = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    for path in glob.glob(os.path.join(directory, "*.db")):
+        os.remove(path)
+
+
+def child_exit(server, worker):
+    """Drop a dead worker's live values (gauges); its counters stay in the sums."""
+    multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server):
+    """Remove the metrics directory if this file made it."""
+    directory = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+    if os.path.basename(directory).startswith(METRICS_DIR_PREFIX):
+        shutil.rmtree(directory, ignore_errors=True)

@@ -11,6 +11,8 @@ from . import (
     headers,
     health,
     jsonprovider,
+    logs,
+    metrics,
     migrate,
     openapi,
     plants,
@@ -20,13 +22,16 @@ from . import (
 
 
 def create_app(test_config=None):
-    """Build the app: config, database, auth and errors, then the routes."""
+    """Build the app: config and logs, database and metrics, auth and errors, then the routes."""
     # No static folder: the service has no files of its own to serve at /static.
     app = Flask(__name__, instance_relative_config=True, static_folder=None)
     config.load(app, test_config)
     jsonprovider.init_app(app)
+    logs.init_app(app)
+    config.warn_unknown_variables(app.logger)
     db.init_app(app)
     migrate.init_app(app)
+    metrics.init_app(app)
     auth.init_app(app)
     errors.init_app(app)
     headers.init_app(app)

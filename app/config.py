@@ -1,9 +1,12 @@
 """Settings: defaults, then ``PLANTSTORE_*`` environment variables, checked once at start-up."""
 
+import difflib
 import os
 import re
 from urllib.parse import urlsplit
 
+import click
+from flask import Config
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
@@ -24,33 +27,68 @@ DEFAULTS = {
     "WEBHOOK_RETRY_MAX_DELAY": 3600,
     "WEBHOOK_TIMEOUT": 5,
     "WEBHOOK_POLL_INTERVAL": 1,
+    "LOG_FORMAT": "text",
+    "METRICS_TOKEN": "",
 }
 
 # Secrets and lists stay raw strings: from_prefixed_env would turn "123" into an int.
-RAW_SETTINGS = ("API_TOKENS", "WEBHOOK_URLS", "WEBHOOK_SECRET")
+RAW_SETTINGS = ("API_TOKENS", "WEBHOOK_URLS", "WEBHOOK_SECRET", "METRICS_TOKEN")
+
+# Shorter static tokens could be guessed; issued ones are 47 characters.
+MIN_TOKEN_LENGTH = 32
+
+# Variables with this prefix that are not settings of ours, but of the test suite.
+OTHER_VARIABLES = ("PLANTSTORE_TEST_POSTGRES_URL",)
 
 # RFC 6750 b64token: what Werkzeug reads back as a bearer token.
 TOKEN_RE = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 
 
-class ConfigError(ValueError):
-    """A setting has a value the service cannot run with."""
+class ConfigError(click.ClickException):
+    """A setting has a value the service cannot run with.
+
+    A ClickException, so that every command (flask's, plantstore's) ends with this one line.
+    """
 
 
 def load(app, overrides=None):
     """Fill app.config from defaults, the environment and overrides, then check it."""
-    app.config.from_mapping(DEFAULTS)
-    app.config.from_prefixed_env("PLANTSTORE")
-    for key in RAW_SETTINGS:
-        if f"PLANTSTORE_{key}" in os.environ:
-            app.config[key] = os.environ[f"PLANTSTORE_{key}"]
-    if overrides:
-        app.config.from_mapping(overrides)
+    _read(app.config, overrides)
     if app.config["DATABASE_URL"] is None:
         os.makedirs(app.instance_path, exist_ok=True)
         path = os.path.join(app.instance_path, "plantstore.sqlite")
         app.config["DATABASE_URL"] = f"sqlite:///{path}"
     _check(app.config)
+
+
+def check_environment():
+    """Raise ConfigError unless the PLANTSTORE_* variables make a valid configuration."""
+    config = Config(os.getcwd())
+    _read(config)
+    if config["DATABASE_URL"] is None:
+        # The default file is in the app's instance folder, which only the app knows.
+        config["DATABASE_URL"] = "sqlite://"
+    _check(config)
+
+
+def warn_unknown_variables(logger):
+    """Log a warning for each PLANTSTORE_* variable that is no setting, with the closest one."""
+    known = [f"PLANTSTORE_{key}" for key in DEFAULTS]
+    for name in sorted(os.environ):
+        if name.startswith("PLANTSTORE_") and name not in known + list(OTHER_VARIABLES):
+            closest = difflib.get_close_matches(name, known, n=1)
+            hint = f"; did you mean {closest[0]}?" if closest else ""
+            logger.warning("%s is not a plantstore setting and is ignored%s", name, hint)
+
+
+def _read(config, overrides=None):
+    config.from_mapping(DEFAULTS)
+    config.from_prefixed_env("PLANTSTORE")
+    for key in RAW_SETTINGS:
+        if f"PLANTSTORE_{key}" in os.environ:
+            config[key] = os.environ[f"PLANTSTORE_{key}"]
+    if overrides:
+        config.from_mapping(overrides)
 
 
 def _check(config):
@@ -75,6 +113,17 @@ def _check(config):
     config["WEBHOOK_URLS"] = _webhook_urls(config["WEBHOOK_URLS"])
     if config["WEBHOOK_URLS"] and not config["WEBHOOK_SECRET"]:
         raise ConfigError("PLANTSTORE_WEBHOOK_SECRET must be set when PLANTSTORE_WEBHOOK_URLS is")
+    log_format = str(config["LOG_FORMAT"]).lower()
+    if log_format not in ("text", "json"):
+        raise ConfigError(f"PLANTSTORE_LOG_FORMAT must be text or json, not {log_format!r}")
+    config["LOG_FORMAT"] = log_format
+    metrics_token = config["METRICS_TOKEN"]
+    if metrics_token and (
+        not isinstance(metrics_token, str) or len(metrics_token) < MIN_TOKEN_LENGTH
+    ):
+        raise ConfigError(
+            f"PLANTSTORE_METRICS_TOKEN must be at least {MIN_TOKEN_LENGTH} characters long"
+        )
 
 
 def _require_int(config, key, minimum):
@@ -123,10 +172,17 @@ def _database_url(value):
 
 def _token_list(value):
     tokens = _split(value, "API_TOKENS")
-    for token in tokens:
+    for number, token in enumerate(tokens, start=1):
+        # The token itself is never shown: the message may end up in a log.
         if not isinstance(token, str) or not TOKEN_RE.fullmatch(token):
             raise ConfigError(
-                "PLANTSTORE_API_TOKENS holds a token that is not a valid bearer token "
+                f"PLANTSTORE_API_TOKENS: token #{number} is not a valid bearer token "
                 "(letters, digits and -._~+/ only)"
+            )
+        if len(token) < MIN_TOKEN_LENGTH:
+            raise ConfigError(
+                f"PLANTSTORE_API_TOKENS: token #{number} has {len(token)} characters, fewer than "
+                f"{MIN_TOKEN_LENGTH}; make one with: python3 -c 'import secrets; "
+                "print(secrets.token_urlsafe(32))'"
             )
     return tuple(tokens)

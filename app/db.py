@@ -24,7 +24,7 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.dialects.postgresql import psycopg
 from sqlalchemy.exc import DBAPIError
 
-from . import drivers, migrate
+from . import cli, drivers, migrate
 from .hostlock import HostLock, LockTimeout
 
 
@@ -219,7 +219,7 @@ def init_db(db):
     migrate.upgrade(db)
 
 
-@click.command("init-db")
+@click.command("init-db", cls=cli.Command)
 @with_appcontext
 def init_db_command():
     """Bring the schema to the latest migration; the same as ``db upgrade``."""

@@ -1,4 +1,4 @@
-"""GET /healthz: is the database there and ready?"""
+"""GET /healthz (readiness: is the database there and ready?) and GET /livez (liveness)."""
 
 from flask import Blueprint, current_app
 from werkzeug.exceptions import ServiceUnavailable
@@ -32,4 +32,15 @@ def healthz():
     plant_store.ping(get_db())
     if current_app.extensions["plantstore.schema"].is_behind():
         raise ServiceUnavailable("database schema is out of date")
+    return {"status": "ok"}
+
+
+@bp.get("/livez")
+@apidoc.public
+@apidoc.response(200, "The process serves requests", HEALTHY)
+def livez():
+    """Report that the process serves requests; touches no database.
+
+    Liveness: 200 whenever the process answers, whether or not the database does.
+    """
     return {"status": "ok"}

@@ -4,7 +4,7 @@ from flask import Blueprint, Response, request, url_for
 from marshmallow import ValidationError
 from werkzeug.exceptions import Conflict, NotFound
 
-from . import apidoc, webhooks
+from . import apidoc, metrics, webhooks
 from .auth import READ_WRITE, auth
 from .db import get_db
 from .schemas import (
@@ -45,6 +45,8 @@ def create_plant():
     """
     plant = load_json_body(new_plant_schema)
     outcome, stored = plant_store.create(get_db(), plant, webhooks.outbox_rows(plant))
+    if outcome is plant_store.Outcome.CREATED:
+        metrics.plant_created()
     if outcome is plant_store.Outcome.CONFLICT:
         raise Conflict(f"A different plant with id {stored['id']} already exists.")
     return plant_schema.dump(stored)

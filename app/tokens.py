@@ -5,8 +5,8 @@ import math
 import secrets
 
 import click
-from flask.cli import AppGroup
 
+from . import cli
 from .auth import READ_ONLY, READ_WRITE, token_hash
 from .db import get_db
 from .store import tokens as token_store
@@ -17,7 +17,7 @@ TOKEN_PREFIX = "pst_"
 # A day short of datetime.max, so a PostgreSQL session in any time zone can still read it back.
 LATEST_EXPIRY = datetime.datetime(9999, 12, 30, tzinfo=datetime.UTC)
 
-tokens_cli = AppGroup("tokens", help="Issue, list and revoke API tokens.")
+tokens_cli = cli.Group("tokens", help="Issue, list and revoke API tokens.")
 
 
 def _expiry(_ctx, _param, days):

@@ -13,8 +13,8 @@ import uuid
 import click
 import httpx
 from flask import current_app
-from flask.cli import AppGroup
 
+from . import cli
 from .db import get_db
 from .deadline import Deadline
 from .errors import DATABASE_DOWN
@@ -118,12 +118,17 @@ class Worker:
         if error is not None and delivery.attempts < self.max_attempts:
             retry_at = utcnow() + datetime.timedelta(seconds=self._backoff(delivery.attempts))
         delivery_store.finish(self.db, delivery.id, error, retry_at)
-        self.logger.info(
+        if error is not None and retry_at is None:
+            level, outcome = logging.WARNING, f"{error}; no attempts left, kept as failed"
+        else:
+            level, outcome = logging.INFO, error or "delivered"
+        self.logger.log(
+            level,
             "delivery %s to %s attempt %d: %s",
             delivery.id,
             delivery.url,
             delivery.attempts,
-            error or "delivered",
+            outcome,
         )
         return True
 
@@ -161,7 +166,7 @@ class Worker:
         return random.uniform(delay / 2, delay)
 
 
-webhooks_cli = AppGroup("webhooks", help="Deliver webhook events and inspect deliveries.")
+webhooks_cli = cli.Group("webhooks", help="Deliver webhook events and inspect deliveries.")
 
 
 @webhooks_cli.command("run")
@@ -170,14 +175,16 @@ def run_command():
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
-    # Each attempt's outcome is the worker's log.
-    current_app.logger.setLevel(logging.INFO)
-    worker = Worker(current_app)
-    click.echo(
-        f"Delivering webhooks to {len(current_app.config['WEBHOOK_URLS'])} receiver(s).", err=True
-    )
-    worker.run(stop)
-    click.echo("Webhook worker stopped.", err=True)
+    logger = current_app.logger
+    receivers = len(current_app.config["WEBHOOK_URLS"])
+    if not receivers:
+        # Idle rather than exit: a Procfile runner stops every process when one exits.
+        logger.info("No webhook receivers (PLANTSTORE_WEBHOOK_URLS is empty): idle until stopped.")
+        stop.wait()
+    else:
+        logger.info("Delivering webhooks to %d receiver(s).", receivers)
+        Worker(current_app).run(stop)
+    logger.info("Webhook worker stopped.")
 
 
 @webhooks_cli.command("status")

@@ -13,7 +13,7 @@ from app import create_app
 from app.db import init_db
 from liveserver import LiveServer, PrivatePostgres
 
-TOKEN = "test-read-write-token"
+TOKEN = "test-read-write-token-0123456789abcdef"
 POSTGRES_URL_VARIABLE = "PLANTSTORE_TEST_POSTGRES_URL"
 
 

@@ -49,8 +49,9 @@ def test_authentication_comes_before_the_body(client, data, content_type):
 
 
 def test_several_static_tokens(make_app):
-    client = make_app(API_TOKENS="first-token,second-token").test_client()
-    for token in ("first-token", "second-token"):
+    tokens = ("first-token-0123456789abcdefghijk", "second-token-0123456789abcdefghij")
+    client = make_app(API_TOKENS=",".join(tokens)).test_client()
+    for token in tokens:
         response = client.post("/plants", json=PLANT, headers={"Authorization": f"Bearer {token}"})
         assert response.status_code == 200
 

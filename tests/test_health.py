@@ -1,6 +1,10 @@
 """GET /healthz and the init-db command."""
 
+import pytest
+
 from app import create_app
+from conftest import assert_error
+from liveserver import wait_for
 
 
 def test_healthz_needs_no_token(client):
@@ -17,7 +21,29 @@ def test_healthz_is_503_when_the_database_does_not_answer(unreachable_app):
 
 def test_healthz_is_503_before_init_db(tmp_path):
     fresh = create_app({"TESTING": True, "DATABASE_URL": f"sqlite:///{tmp_path / 'empty.sqlite'}"})
-    assert fresh.test_client().get("/healthz").status_code == 503
+    response = fresh.test_client().get("/healthz")
+    assert assert_error(response, 503) == "database schema is not initialised or out of date"
+
+
+def test_livez_is_200_without_a_database(unreachable_app):
+    response = unreachable_app.test_client().get("/livez")
+    assert response.status_code == 200
+    assert response.get_json() == {"status": "ok"}
+
+
+@pytest.mark.e2e
+def test_livez_stays_200_while_postgresql_is_stopped_and_healthz_does_not(
+    live_server, private_postgres
+):
+    server = live_server(private_postgres.url, workers=2)
+    private_postgres.stop()
+    for _ in range(4):  # every worker, whichever answers
+        assert server.request("GET", "/livez").status == 200
+        unready = server.request("GET", "/healthz")
+        assert unready.status == 503
+        assert unready.json() == {"error": 503, "message": "database unavailable"}
+    private_postgres.start()
+    wait_for(lambda: server.request("GET", "/healthz").status == 200, 30, "readiness again")
 
 
 def test_init_db_is_idempotent(runner, client, auth_headers):

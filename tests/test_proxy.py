@@ -110,14 +110,16 @@ def proxied(live_server, database_url, nginx):
 
 
 def access_line(servers, request_id):
-    """The gunicorn access log line of the request with this id, from whichever instance."""
+    """The gunicorn access log line of the request with this id, from whichever instance,
+    without its timestamp."""
     wait_for(
         lambda: any(f"request_id={request_id}" in server.log() for server in servers),
         10,
         f"an access log line for {request_id}",
     )
     logs = "".join(server.log() for server in servers)
-    return next(line for line in logs.splitlines() if f"request_id={request_id}" in line)
+    line = next(line for line in logs.splitlines() if f"request_id={request_id}" in line)
+    return line.split(" ", 1)[1]  # what follows the line's timestamp
 
 
 @pytest.mark.e2e
@@ -246,3 +248,13 @@ def test_errors_of_nginx_itself_are_error_bodies(nginx, request_bytes, status):
     assert set(body) == {"error", "message"}
     assert body["error"] == status
     assert body["message"]
+
+
+@pytest.mark.e2e
+def test_metrics_are_not_exposed_through_nginx(proxied):
+    servers, port = proxied
+    hidden = http_request(port, "GET", "/metrics")
+    assert hidden.status == 404
+    assert hidden.headers["Content-Type"] == "application/json"
+    assert hidden.json() == {"error": 404, "message": "not found"}
+    assert servers[0].request("GET", "/metrics").status == 200  # scraped on the instance itself

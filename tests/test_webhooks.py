@@ -5,7 +5,9 @@ import hashlib
 import hmac
 import itertools
 import json
+import logging
 import os
+import pathlib
 import re
 import signal
 import sqlite3
@@ -146,7 +148,7 @@ def test_status_gives_the_age_of_the_oldest_pending_delivery(
     ],
 )
 def test_delivery_fails_after_the_last_attempt_then_retry_failed(
-    make_app, hooked_settings, receiver, failure
+    make_app, hooked_settings, receiver, failure, caplog
 ):
     settings = dict(hooked_settings)
     if failure == "status 500":
@@ -163,6 +165,14 @@ def test_delivery_fails_after_the_last_attempt_then_retry_failed(
     drain(worker, lambda: "failed: 1" in cli.invoke(args=["webhooks", "status"]).output)
     status = cli.invoke(args=["webhooks", "status"]).output
     assert "after 3 attempts" in status
+    # Only the attempt that gives up is a warning, naming the delivery, receiver and last error.
+    warnings = [record for record in caplog.records if record.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    delivery_id = re.search(r"failed (\w+) ", status).group(1)
+    last_error = status.rsplit(": ", 1)[1].strip()
+    assert delivery_id in warnings[0].getMessage()
+    assert settings["WEBHOOK_URLS"] in warnings[0].getMessage()
+    assert last_error in warnings[0].getMessage()
     if failure != "refused":
         assert len(receiver.requests) == 3
         assert len(set(receiver.deliveries())) == 1
@@ -425,3 +435,32 @@ def test_a_trickling_answer_ends_each_attempt_at_the_timeout(
     # The two workers never sent the delivery at the same time.
     for (_, closed), (opened, _) in itertools.pairwise(attempts):
         assert closed <= opened
+
+
+def test_worker_without_receivers_idles_until_stopped_and_says_why(tmp_path):
+    database = f"sqlite:///{tmp_path / 'plantstore.sqlite'}"
+    env = {**os.environ, "PLANTSTORE_DATABASE_URL": database, "PLANTSTORE_WEBHOOK_URLS": ""}
+    log_path = tmp_path / "worker.log"
+    with open(log_path, "ab") as log:
+        process = start_worker(env, log)
+    try:
+        wait_for(lambda: "idle until stopped" in log_path.read_text(), 30, "the idle line")
+        assert process.poll() is None, "a Procfile runner would stop every process"
+        # Idle means asleep: a second without exiting costs next to no CPU time.
+        cpu = _cpu_seconds(process.pid)
+        with pytest.raises(subprocess.TimeoutExpired):
+            process.wait(timeout=1)
+        assert _cpu_seconds(process.pid) - cpu < 0.1
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert "PLANTSTORE_WEBHOOK_URLS is empty" in log_path.read_text()
+
+
+def _cpu_seconds(pid):
+    stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

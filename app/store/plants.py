@@ -2,7 +2,7 @@
 
 import enum
 
-from ..db import driver_sql
+from ..db import driver_sql, metadata
 from . import deliveries
 
 
@@ -25,6 +25,11 @@ SELECT_PAGE_AFTER = driver_sql(
     "SELECT id, name, tag FROM plants WHERE id > :after ORDER BY id LIMIT :limit"
 )
 DELETE = driver_sql("DELETE FROM plants WHERE id = :id")
+# One statement per table, naming every column: each fails if its table or a column is missing.
+SCHEMA_CHECKS = [
+    f"SELECT {', '.join(column.name for column in table.columns)} FROM {table.name} LIMIT 0"
+    for table in metadata.sorted_tables
+]
 
 
 def create(db, plant, outbox=()):
@@ -82,7 +87,8 @@ def delete(db, plant_id):
 
 
 def ping(db):
-    """Raise unless the database answers and holds the plants table."""
+    """Raise unless the database answers and holds every table and column of the schema."""
     with db.cursor() as cursor:
-        cursor.execute("SELECT id FROM plants LIMIT 1")
-        cursor.fetchall()
+        for statement in SCHEMA_CHECKS:
+            cursor.execute(statement)
+            cursor.fetchall()

@@ -1,0 +1,111 @@
+"""`pip install .` and the `plantstore` command; `honcho` running Procfile.dev."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from liveserver import ROOT, free_port, http_request, wait_for
+
+pytestmark = pytest.mark.e2e
+
+# What a checkout holds that is no part of the source.
+NOT_SOURCE = shutil.ignore_patterns(
+    ".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache", "instance"
+)
+
+
+@pytest.fixture
+def clean_env(tmp_path):
+    """The environment less every PLANTSTORE_* variable, on a fresh SQLite file."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PLANTSTORE_")}
+    env["PLANTSTORE_DATABASE_URL"] = f"sqlite:///{tmp_path / 'plantstore.sqlite'}"
+    return env
+
+
+def test_wheel_installs_the_service_and_the_plantstore_command(tmp_path, clean_env):
+    source, wheels, venv = tmp_path / "source", tmp_path / "wheels", tmp_path / "venv"
+    shutil.copytree(ROOT, source, ignore=NOT_SOURCE)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            wheels,
+            source,
+        ],
+        check=True,
+    )
+    (wheel,) = wheels.glob("plantstore-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {name.split("/")[0] for name in names}
+    assert tops == {"app", wheel.name.split("-py3")[0] + ".dist-info"}  # no tests, bench, wsgi
+    assert {"app/store/plants.py", "app/docs_assets/index.html", "app/migrations/env.py"} <= set(
+        names
+    )
+
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    subprocess.run([venv / "bin" / "pip", "install", "-q", wheel], check=True)
+    plantstore = venv / "bin" / "plantstore"
+    # Run outside the checkout, so that only the installed package can answer.
+    shown = subprocess.run(
+        [plantstore, "--help"], cwd=tmp_path, env=clean_env, capture_output=True, text=True
+    )
+    assert shown.returncode == 0, shown.stderr
+    for command in ("init-db", "tokens", "webhooks", "run"):
+        assert command in shown.stdout
+    created = subprocess.run(
+        [plantstore, "init-db"], cwd=tmp_path, env=clean_env, capture_output=True, text=True
+    )
+    assert created.returncode == 0, created.stderr
+    assert "ready" in created.stdout
+    token = subprocess.run(
+        [plantstore, "tokens", "create", "ci"],
+        cwd=tmp_path,
+        env=clean_env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()[-1]
+    assert token.startswith("pst_")
+
+
+def test_honcho_runs_procfile_dev_and_keeps_serving(tmp_path, clean_env):
+    port = free_port()
+    log_path = tmp_path / "honcho.log"
+    with open(log_path, "ab") as log:
+        honcho = subprocess.Popen(
+            [sys.executable, "-m", "honcho", "-f", "Procfile.dev", "start", "-p", str(port)],
+            cwd=ROOT,
+            env={**clean_env, "PATH": f"{os.path.dirname(sys.executable)}:{clean_env['PATH']}"},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+
+        def serving():
+            try:
+                return http_request(port, "GET", "/healthz").status == 200
+            except OSError:
+                return False
+
+        wait_for(serving, 60, lambda: f"the web process to serve; log:\n{log_path.read_text()}")
+        wait_for(lambda: "idle until stopped" in log_path.read_text(), 30, "the idle worker")
+        # Every process is up; one that exits now would take the others with it.
+        with pytest.raises(subprocess.TimeoutExpired):
+            honcho.wait(timeout=2)
+        assert serving()
+        assert "exited" not in log_path.read_text()
+    finally:
+        os.killpg(honcho.pid, signal.SIGTERM)
+        honcho.wait(timeout=30)
