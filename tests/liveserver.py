@@ -4,6 +4,7 @@ import http.client
 import json
 import os
 import pathlib
+import random
 import shutil
 import signal
 import socket
@@ -15,15 +16,26 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 START_TIMEOUT = 30
+EPHEMERAL_RANGE = pathlib.Path("/proc/sys/net/ipv4/ip_local_port_range")
 # What a request to a server that is killed or stopped can raise.
 CONNECTION_ERRORS = (OSError, http.client.HTTPException)
 
 
 def free_port():
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A TCP port nobody uses now, below the kernel's range for outgoing connections.
+
+    A port from that range (what binding port 0 gives) can become some client's source port
+    between this check and the server's bind: "Address already in use" on a busy machine.
+    """
+    first_ephemeral = int(EPHEMERAL_RANGE.read_text().split()[0])
+    while True:
+        port = random.randrange(10000, first_ephemeral)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("0.0.0.0", port))
+            except OSError:
+                continue
+        return port
 
 
 def wait_for(condition, timeout, message):
