@@ -3,6 +3,7 @@
 import os
 import re
 import shutil
+import socket
 import subprocess
 import time
 
@@ -56,9 +57,15 @@ http {{
 """
 
 
-def render_site(port, upstream_ports):
-    """deploy/nginx.conf with this test's listening port and upstream instances."""
+def render_site(port, upstream_ports, read_timeout=None):
+    """deploy/nginx.conf with this test's listening port and upstream instances, and how long
+    nginx waits for an instance's answer when read_timeout (seconds) is given."""
     site = (ROOT / "deploy" / "nginx.conf").read_text()
+    if read_timeout is not None:
+        site = site.replace(
+            "proxy_pass http://plantstore;",
+            f"proxy_pass http://plantstore;\n        proxy_read_timeout {read_timeout}s;",
+        )
     site = site.replace("listen 80;", f"listen 127.0.0.1:{port};")
     servers = "".join(f"    server 127.0.0.1:{upstream};\n" for upstream in upstream_ports)
     site, count = re.subn(r"(    server 127\.0\.0\.1:\d+;\n)+", servers, site)
@@ -76,11 +83,11 @@ def nginx(tmp_path):
         pytest.skip("nginx is not installed (Debian package nginx-light; .ci/run installs it)")
     processes = []
 
-    def start(upstream_ports):
+    def start(upstream_ports, read_timeout=None):
         port = free_port()
         folder = tmp_path / "nginx"
         folder.mkdir()
-        (folder / "plantstore.conf").write_text(render_site(port, upstream_ports))
+        (folder / "plantstore.conf").write_text(render_site(port, upstream_ports, read_timeout))
         user = "user root;" if os.geteuid() == 0 else ""
         (folder / "nginx.conf").write_text(NGINX_MAIN.format(dir=folder, user=user))
         process = subprocess.Popen([binary, "-p", str(folder), "-c", str(folder / "nginx.conf")])
@@ -247,6 +254,22 @@ def test_errors_of_nginx_itself_are_error_bodies(nginx, request_bytes, status):
     assert set(body) == {"error", "message"}
     assert body["error"] == status
     assert body["message"]
+
+
+@pytest.mark.e2e
+def test_an_instance_that_never_answers_is_a_504_error_body(nginx):
+    with socket.socket() as silent:
+        # Connections complete in the listen backlog, and nothing ever answers them.
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(64)
+        port = nginx([silent.getsockname()[1]], read_timeout=1)
+        started = time.monotonic()
+        response = http_request(port, "GET", "/plants/1")
+        assert 1 <= time.monotonic() - started < 10
+    assert response.status == 504
+    assert response.headers["Content-Type"] == "application/json"
+    body = response.json()
+    assert set(body) == {"error", "message"} and body["error"] == 504 and body["message"]
 
 
 @pytest.mark.e2e
