@@ -58,9 +58,7 @@ def create(config):
         engine = create_engine(url, connect_args={"timeout": timeout}, **pool)
         _tune_sqlite(engine, config["SQLITE_SYNCHRONOUS"])
         return engine
-    milliseconds = int(timeout * 1000)
     connect_args = {
-        "options": f"-c statement_timeout={milliseconds} -c lock_timeout={milliseconds}",
         "keepalives": 1,
         "keepalives_idle": KEEPALIVE_IDLE,
         "keepalives_interval": KEEPALIVE_INTERVAL,
@@ -119,6 +117,8 @@ class BoundedConnection(psycopg.Connection):
 
 
 def _bound_postgresql_waits(engine, timeout):
+    milliseconds = int(timeout * 1000)
+
     @event.listens_for(engine, "do_connect")
     def connect(_dialect, _record, cargs, cparams):
         left = remaining(timeout)
@@ -126,6 +126,13 @@ def _bound_postgresql_waits(engine, timeout):
             # Reconnecting after a failed pre-ping: an attempt now could only overrun the budget.
             raise psycopg.errors.ConnectionTimeout("no time left to connect to the database")
         seconds = max(CONNECT_FLOOR, int(left))
-        connection = BoundedConnection.connect(*cargs, **cparams, connect_timeout=seconds)
+        # Added to the URL's own options (a search_path, a time zone), which connect_args would
+        # replace; an explicit timeout there comes later and wins.
+        options = f"-c statement_timeout={milliseconds} -c lock_timeout={milliseconds}"
+        if cparams.get("options"):
+            options = f"{options} {cparams['options']}"
+        connection = BoundedConnection.connect(
+            *cargs, **{**cparams, "options": options}, connect_timeout=seconds
+        )
         connection.wait_timeout = timeout
         return connection

@@ -3,6 +3,7 @@
 import time
 
 import pytest
+from sqlalchemy import make_url
 
 from app import create_app
 from conftest import TOKEN, assert_error
@@ -95,3 +96,23 @@ def test_frozen_postgresql_is_503_within_the_timeout(live_server, private_postgr
         private_postgres.thaw()
     wait_for(lambda: server.request("GET", "/healthz").status == 200, 10, "recovery")
     assert server.request("POST", "/plants", {"id": 2, "name": "Aloe"}).status == 200
+
+
+def test_postgresql_sessions_keep_the_urls_options_and_get_the_timeouts(postgres_url):
+    url = make_url(postgres_url).update_query_dict({"options": "-c timezone=Pacific/Kiritimati"})
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE_URL": url.render_as_string(hide_password=False),
+            "API_TOKENS": TOKEN,
+            "DATABASE_TIMEOUT": 3,
+        }
+    )
+    db = app.extensions["plantstore.db"]
+    with db.cursor() as cursor:
+        cursor.execute(
+            "SELECT current_setting('TimeZone'), current_setting('statement_timeout'), "
+            "current_setting('lock_timeout')"
+        )
+        assert cursor.fetchone() == ("Pacific/Kiritimati", "3s", "3s")
+    db.engine.dispose()
