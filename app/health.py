@@ -5,7 +5,7 @@ from werkzeug.exceptions import ServiceUnavailable
 
 from . import apidoc
 from .db import get_db
-from .store import plants as plant_store
+from .store import ping
 
 bp = apidoc.tag(
     Blueprint("health", __name__),
@@ -29,7 +29,7 @@ def healthz():
 
     Ready when the database answers in time and has the service's schema; a 503 otherwise.
     """
-    plant_store.ping(get_db())
+    ping(get_db())
     if current_app.extensions["plantstore.schema"].is_behind():
         raise ServiceUnavailable("database schema is out of date")
     return {"status": "ok"}

@@ -2,7 +2,7 @@
 
 import enum
 
-from ..db import driver_sql, metadata
+from ..db import driver_sql
 from . import deliveries
 
 
@@ -25,11 +25,6 @@ SELECT_PAGE_AFTER = driver_sql(
     "SELECT id, name, tag FROM plants WHERE id > :after ORDER BY id LIMIT :limit"
 )
 DELETE = driver_sql("DELETE FROM plants WHERE id = :id")
-# One statement per table, naming every column: each fails if its table or a column is missing.
-SCHEMA_CHECKS = [
-    f"SELECT {', '.join(column.name for column in table.columns)} FROM {table.name} LIMIT 0"
-    for table in metadata.sorted_tables
-]
 
 
 def create(db, plant, outbox=()):
@@ -84,11 +79,3 @@ def delete(db, plant_id):
     with db.transaction() as cursor:
         cursor.execute(DELETE[db.dialect], {"id": plant_id})
         return cursor.rowcount == 1
-
-
-def ping(db):
-    """Raise unless the database answers and holds every table and column of the schema."""
-    with db.cursor() as cursor:
-        for statement in SCHEMA_CHECKS:
-            cursor.execute(statement)
-            cursor.fetchall()
