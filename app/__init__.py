@@ -16,6 +16,7 @@ from . import (
     migrate,
     openapi,
     plants,
+    ratelimit,
     tokens,
     webhooks,
 )
@@ -33,6 +34,7 @@ def create_app(test_config=None):
     migrate.init_app(app)
     metrics.init_app(app)
     auth.init_app(app)
+    ratelimit.init_app(app)
     errors.init_app(app)
     headers.init_app(app)
     app.register_blueprint(plants.bp)

@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 
 import click
 from flask import Config
+from limits import parse_many
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
@@ -29,10 +30,25 @@ DEFAULTS = {
     "WEBHOOK_POLL_INTERVAL": 1,
     "LOG_FORMAT": "text",
     "METRICS_TOKEN": "",
+    # Rate limits, as flask-limiter writes them ("100/second"); empty means no limit.
+    "RATE_LIMIT": "",
+    "RATE_LIMIT_UNAUTHENTICATED": "",
+    "RATE_LIMIT_STORAGE_URL": "memory://",
+    # Seconds a request may wait for the rate limit store.
+    "RATE_LIMIT_STORAGE_TIMEOUT": 0.25,
+    "RATE_LIMIT_FAIL": "open",
 }
 
 # Secrets and lists stay raw strings: from_prefixed_env would turn "123" into an int.
-RAW_SETTINGS = ("API_TOKENS", "WEBHOOK_URLS", "WEBHOOK_SECRET", "METRICS_TOKEN")
+RAW_SETTINGS = (
+    "API_TOKENS",
+    "WEBHOOK_URLS",
+    "WEBHOOK_SECRET",
+    "METRICS_TOKEN",
+    "RATE_LIMIT",
+    "RATE_LIMIT_UNAUTHENTICATED",
+    "RATE_LIMIT_STORAGE_URL",
+)
 
 # Shorter static tokens could be guessed; issued ones are 47 characters.
 MIN_TOKEN_LENGTH = 32
@@ -62,13 +78,14 @@ def load(app, overrides=None):
 
 
 def check_environment():
-    """Raise ConfigError unless the PLANTSTORE_* variables make a valid configuration."""
+    """The configuration the PLANTSTORE_* variables make; ConfigError unless it is valid."""
     config = Config(os.getcwd())
     _read(config)
     if config["DATABASE_URL"] is None:
         # The default file is in the app's instance folder, which only the app knows.
         config["DATABASE_URL"] = "sqlite://"
     _check(config)
+    return config
 
 
 def warn_unknown_variables(logger):
@@ -124,6 +141,7 @@ def _check(config):
         raise ConfigError(
             f"PLANTSTORE_METRICS_TOKEN must be at least {MIN_TOKEN_LENGTH} characters long"
         )
+    _check_rate_limits(config)
 
 
 def _require_int(config, key, minimum):
@@ -167,6 +185,53 @@ def _database_url(value):
         raise ConfigError(f"PLANTSTORE_DATABASE_URL is not a database URL: {error}") from None
     if url.get_backend_name() not in ("sqlite", "postgresql"):
         raise ConfigError("PLANTSTORE_DATABASE_URL must name sqlite or postgresql")
+    return value
+
+
+def _check_rate_limits(config):
+    for key in ("RATE_LIMIT", "RATE_LIMIT_UNAUTHENTICATED"):
+        value = config[key]
+        try:
+            # The parser flask-limiter uses; it accepts the empty string as no limit.
+            valid = isinstance(value, str) and (not value.strip() or parse_many(value))
+        except ValueError:
+            valid = False
+        if not valid:
+            raise ConfigError(
+                f"PLANTSTORE_{key} must be a rate limit such as '100/second' or "
+                f"'5000 per hour; 100 per second', not {value!r}"
+            )
+        config[key] = value.strip()
+    config["RATE_LIMIT_STORAGE_URL"] = _rate_limit_storage_url(config["RATE_LIMIT_STORAGE_URL"])
+    _require_seconds(config, "RATE_LIMIT_STORAGE_TIMEOUT")
+    fail = str(config["RATE_LIMIT_FAIL"]).lower()
+    if fail not in ("open", "closed"):
+        raise ConfigError(f"PLANTSTORE_RATE_LIMIT_FAIL must be open or closed, not {fail!r}")
+    config["RATE_LIMIT_FAIL"] = fail
+
+
+def _rate_limit_storage_url(value):
+    if value == "memory://":
+        return value
+    parts = urlsplit(value) if isinstance(value, str) else None
+    shown = value
+    if parts is not None and parts.password:
+        shown = value.replace(parts.password, "***", 1)  # a password is never shown
+    try:
+        valid = (
+            parts is not None
+            and parts.scheme == "redis"
+            and bool(parts.hostname)
+            and (parts.port or 0) >= 0  # reading the port checks that it is a number
+            and (parts.path.strip("/") or "0").isdigit()
+        )
+    except ValueError:
+        valid = False
+    if not valid:
+        raise ConfigError(
+            "PLANTSTORE_RATE_LIMIT_STORAGE_URL must be memory:// or redis://host:port/db, "
+            f"not {shown!r}"
+        )
     return value
 
 
