@@ -204,10 +204,10 @@ def _check_rate_limits(config):
         config[key] = value.strip()
     config["RATE_LIMIT_STORAGE_URL"] = _rate_limit_storage_url(config["RATE_LIMIT_STORAGE_URL"])
     _require_seconds(config, "RATE_LIMIT_STORAGE_TIMEOUT")
-    fail = str(config["RATE_LIMIT_FAIL"]).lower()
-    if fail not in ("open", "closed"):
+    fail = config["RATE_LIMIT_FAIL"]
+    if str(fail).lower() not in ("open", "closed"):
         raise ConfigError(f"PLANTSTORE_RATE_LIMIT_FAIL must be open or closed, not {fail!r}")
-    config["RATE_LIMIT_FAIL"] = fail
+    config["RATE_LIMIT_FAIL"] = fail.lower()
 
 
 def _rate_limit_storage_url(value):

@@ -1,76 +1,56 @@
-"""Rate limits: one bucket per token, one per address for refused requests (flask-limiter).
+"""Rate limits: one bucket per token, one per address for refused requests (``limits``).
 
 Nothing here is attached unless PLANTSTORE_RATE_LIMIT or PLANTSTORE_RATE_LIMIT_UNAUTHENTICATED
-is set. The checks are called by app/auth.py, after the token is looked up and before the view
-runs, so a refused request has no effect.
+is set. app/auth.py calls the checks once the token is looked up and before the view runs, so a
+refused request has no effect. flask-limiter's request path is not used: its hooks run on every
+request, exempt paths included, and cost more than the whole budget of a limit (README).
 """
 
 import math
 import time
 
 from flask import request
-from flask_limiter import Limiter, RateLimitExceeded
+from limits import parse_many
+from limits.storage import storage_from_string
+from limits.strategies import SlidingWindowCounterRateLimiter
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
-# Sliding window counter: two round trips to Redis per request (the hit, then the window's
-# stats for the headers), and no burst of twice the limit across a window's edge.
-STRATEGY = "sliding-window-counter"
-KEY_PREFIX = "plantstore"
 # Where the app keeps its RateLimits, when a limit is configured.
 EXTENSION = "plantstore.ratelimit"
-# Where this request's headers wait for the response (see add_headers).
+# The first part of every bucket's key; the kind and the token's identity or the address
+# follow. Never a token.
+KEY_PREFIX = "plantstore"
+# Where a request's X-RateLimit-* headers wait for its response (see add_headers).
 HEADERS = "plantstore.ratelimit_headers"
-# The identity of the token being counted, for the key function.
-IDENTITY = "plantstore.ratelimit_identity"
 # A fail-open warning is logged at most this often per worker, in seconds.
 WARNING_INTERVAL = 60
 # What a 503 asks a client to wait while the counter store does not answer, in seconds.
 UNAVAILABLE_RETRY_AFTER = 5
 
 
-def _token_key():
-    return "token:" + request.environ[IDENTITY]
-
-
-def _address_key():
-    # Never empty: flask-limiter silently skips a limit whose key is empty.
-    return "address:" + (request.remote_addr or "unknown")
-
-
-def _token_checkpoint():
-    """Where flask-limiter counts a token's request."""
-
-
-def _address_checkpoint():
-    """Where flask-limiter counts a refused request by its address."""
+def _limits(value):
+    # Shorter windows first: a request one of them refuses is not counted by the longer ones.
+    return sorted(parse_many(value)) if value else []
 
 
 class RateLimits:
-    """The app's limiter, its two limits, and what a refusal or a store failure does."""
+    """The counter store, the two limits, and what a refusal or a store failure does."""
 
     def __init__(self, app):
         config = app.config
         self.logger = app.logger
         self.fail_closed = config["RATE_LIMIT_FAIL"] == "closed"
-        self.limiter = Limiter(
-            key_func=_token_key,
-            strategy=STRATEGY,
-            storage_uri=config["RATE_LIMIT_STORAGE_URL"],
-            storage_options=storage_options(config),
-            key_prefix=KEY_PREFIX,
-            # Its headers would add Retry-After to a 200: add_headers writes ours.
-            headers_enabled=False,
-            # Swallowing logs a traceback per request: failed() applies the policy instead.
-            swallow_errors=False,
+        self.storage = storage_from_string(
+            config["RATE_LIMIT_STORAGE_URL"], **storage_options(config)
         )
-        self.limiter.init_app(app)
-        self.store_errors = self.limiter.storage.base_exceptions
-        self.token_check = self._checkpoint(config["RATE_LIMIT"], _token_key, _token_checkpoint)
-        self.address_check = self._checkpoint(
-            config["RATE_LIMIT_UNAUTHENTICATED"], _address_key, _address_checkpoint
-        )
+        # Sliding window counter: two round trips to Redis per request (the hit, then the
+        # window's stats for the headers), and no burst of twice the limit across a window's edge.
+        self.strategy = SlidingWindowCounterRateLimiter(self.storage)
+        self.store_errors = self.storage.base_exceptions
+        self.token_limits = _limits(config["RATE_LIMIT"])
+        self.address_limits = _limits(config["RATE_LIMIT_UNAUTHENTICATED"])
         app_metrics = app.extensions["plantstore.metrics"]
         self.refused = app_metrics.counter(
             "plantstore_rate_limited", "Requests refused with 429 by a rate limit."
@@ -82,52 +62,46 @@ class RateLimits:
         self.warned_at = -math.inf
         app.after_request(add_headers)
 
-    def _checkpoint(self, limit, key_func, checkpoint):
-        if not limit:
-            return None
-        # One scope for every /plants operation: a single bucket per key.
-        shared = self.limiter.shared_limit(limit, scope="plants", key_func=key_func)
-        return shared(checkpoint)
-
     def check_token(self, identity):
         """Count a request of the token known as identity; 429 past its limit."""
-        if self.token_check is not None:
-            request.environ[IDENTITY] = identity
-            self._check(self.token_check)
+        if self.token_limits:
+            self._check(self.token_limits, "token", identity)
 
     def check_refused(self):
         """Count a request that failed authentication against its address; 429 past its limit."""
-        if self.address_check is not None:
-            self._check(self.address_check)
+        if self.address_limits:
+            self._check(self.address_limits, "address", request.remote_addr or "unknown")
 
-    def _check(self, checkpoint):
+    def _check(self, limits, kind, who):
+        environ = request.environ
         try:
-            checkpoint()
-        except RateLimitExceeded as exceeded:
-            self._refuse(exceeded.description)
+            breached = next(
+                (item for item in limits if not self.strategy.hit(item, KEY_PREFIX, kind, who)),
+                None,
+            )
+            counted = [breached] if breached else limits
+            windows = [
+                self.strategy.get_window_stats(item, KEY_PREFIX, kind, who) for item in counted
+            ]
         except self.store_errors as error:
             self.failed(error)
             return
-        try:
-            # The limit closest to refusing: the fewest remaining, then the shorter window.
-            closest = min(
-                self.limiter.current_limits,
-                key=lambda each: (each.window.remaining, each.limit.get_expiry()),
+        # The limit closest to refusing: the fewest remaining, then the shorter window.
+        window, item = min(
+            zip(windows, counted, strict=True),
+            key=lambda pair: (pair[0].remaining, pair[1].get_expiry()),
+        )
+        environ[HEADERS] = (
+            ("X-RateLimit-Limit", str(item.amount)),
+            ("X-RateLimit-Remaining", str(window.remaining)),
+            ("X-RateLimit-Reset", str(math.ceil(window.reset_time))),
+        )
+        if breached:
+            self.refused.inc()
+            raise TooManyRequests(
+                f"Too many requests: the limit is {breached}.",
+                retry_after=max(1, math.ceil(window.reset_time - time.time())),
             )
-            request.environ[HEADERS] = _header_values(closest)
-        except self.store_errors as error:
-            self.failed(error)
-
-    def _refuse(self, description):
-        self.refused.inc()
-        breached = self.limiter.current_limit
-        wait = breached.limit.get_expiry()
-        try:
-            request.environ[HEADERS] = _header_values(breached)
-            wait = max(1, math.ceil(breached.window.reset_time - time.time()))
-        except self.store_errors as error:
-            self.failed(error)
-        raise TooManyRequests(f"Too many requests: the limit is {description}.", retry_after=wait)
 
     def failed(self, error):
         """The counter store failed: serve unlimited (fail open), or answer 503 (closed)."""
@@ -147,17 +121,8 @@ class RateLimits:
             )
 
 
-def _header_values(limit):
-    window = limit.window  # one round trip to the store, made once
-    return (
-        ("X-RateLimit-Limit", str(limit.limit.amount)),
-        ("X-RateLimit-Remaining", str(window.remaining)),
-        ("X-RateLimit-Reset", str(math.ceil(window.reset_time))),
-    )
-
-
 def add_headers(response):
-    """Give an answer to a limited request the X-RateLimit-* headers of its check."""
+    """Give the answer to a counted request the X-RateLimit-* headers of its check."""
     values = request.environ.get(HEADERS)
     if values:
         response.headers.extend(values)
@@ -166,13 +131,13 @@ def add_headers(response):
 
 def storage_options(config):
     """redis-py options: no wait for the store longer than the timeout, and no retry."""
-    if not config["RATE_LIMIT_STORAGE_URL"].startswith("redis:"):
+    if config["RATE_LIMIT_STORAGE_URL"] == "memory://":
         return {}
     timeout = config["RATE_LIMIT_STORAGE_TIMEOUT"]
     return {
         "socket_timeout": timeout,
         "socket_connect_timeout": timeout,
-        # A retry would double the wait; the next request reconnects anyway.
+        # A retry would double the wait; the next request connects again anyway.
         "retry": Retry(NoBackoff(), 0),
     }
 
@@ -190,6 +155,6 @@ def per_worker_note(config, workers):
 
 
 def init_app(app):
-    """Attach the limiter only when a limit is configured: otherwise nothing runs."""
+    """Attach the limits only when one is configured: otherwise nothing runs."""
     if app.config["RATE_LIMIT"] or app.config["RATE_LIMIT_UNAUTHENTICATED"]:
         app.extensions[EXTENSION] = RateLimits(app)
