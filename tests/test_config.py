@@ -1,7 +1,6 @@
 """Settings checked once at start-up: a bad one stops every command and the server, in one line."""
 
 import logging
-import os
 import subprocess
 import sys
 
@@ -34,17 +33,6 @@ BAD_SETTINGS = [
         {"PLANTSTORE_WEBHOOK_URLS": "ftp://x/hook"}, "PLANTSTORE_WEBHOOK_URLS", id="webhook url"
     ),
 ]
-
-
-@pytest.fixture
-def environment(tmp_path):
-    """The environment of a command on a fresh SQLite file, with no PLANTSTORE_* leaking in."""
-    clean = {key: value for key, value in os.environ.items() if not key.startswith("PLANTSTORE_")}
-    return {
-        **clean,
-        "PLANTSTORE_DATABASE_URL": f"sqlite:///{tmp_path / 'plantstore.sqlite'}",
-        "PLANTSTORE_API_TOKENS": TOKEN,
-    }
 
 
 def run(args, env, timeout=60):
