@@ -54,7 +54,7 @@ RAW_SETTINGS = (
 MIN_TOKEN_LENGTH = 32
 
 # Variables with this prefix that are not settings of ours, but of the test suite.
-OTHER_VARIABLES = ("PLANTSTORE_TEST_POSTGRES_URL",)
+OTHER_VARIABLES = ("PLANTSTORE_TEST_POSTGRES_URL", "PLANTSTORE_TEST_REDIS_URL")
 
 # RFC 6750 b64token: what Werkzeug reads back as a bearer token.
 TOKEN_RE = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
