@@ -12,7 +12,6 @@ import time
 from flask import request
 from limits import parse_many
 from limits.storage import storage_from_string
-from limits.strategies import SlidingWindowCounterRateLimiter
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
@@ -24,6 +23,8 @@ EXTENSION = "plantstore.ratelimit"
 KEY_PREFIX = "plantstore"
 # Where a request's X-RateLimit-* headers wait for its response (see add_headers).
 HEADERS = "plantstore.ratelimit_headers"
+# Window ends a worker remembers; past this many, those already over are forgotten.
+MAX_REMEMBERED = 10_000
 # A fail-open warning is logged at most this often per worker, in seconds.
 WARNING_INTERVAL = 60
 # What a 503 asks a client to wait while the counter store does not answer, in seconds.
@@ -45,9 +46,8 @@ class RateLimits:
         self.storage = storage_from_string(
             config["RATE_LIMIT_STORAGE_URL"], **storage_options(config)
         )
-        # Sliding window counter: two round trips to Redis per request (the hit, then the
-        # window's stats for the headers), and no burst of twice the limit across a window's edge.
-        self.strategy = SlidingWindowCounterRateLimiter(self.storage)
+        # Each bucket's current window ends when its counter expires: asked once per window.
+        self.window_ends = {}
         self.store_errors = self.storage.base_exceptions
         self.token_limits = _limits(config["RATE_LIMIT"])
         self.address_limits = _limits(config["RATE_LIMIT_UNAUTHENTICATED"])
@@ -73,39 +73,49 @@ class RateLimits:
             self._check(self.address_limits, "address", request.remote_addr or "unknown")
 
     def _check(self, limits, kind, who):
-        environ = request.environ
+        counted = []
         try:
-            breached = next(
-                (item for item in limits if not self.strategy.hit(item, KEY_PREFIX, kind, who)),
-                None,
-            )
-            counted = [breached] if breached else limits
-            windows = [
-                self.strategy.get_window_stats(item, KEY_PREFIX, kind, who) for item in counted
-            ]
+            for item in limits:
+                counted.append(self._count(item, item.key_for(KEY_PREFIX, kind, who)))
+                if counted[-1][1] < 0:
+                    break  # the longer windows do not count a refused request
         except self.store_errors as error:
             self.failed(error)
             return
         # The limit closest to refusing: the fewest remaining, then the shorter window.
-        window, item = min(
-            zip(windows, counted, strict=True),
-            key=lambda pair: (pair[0].remaining, pair[1].get_expiry()),
-        )
-        environ[HEADERS] = (
+        item, remaining, ends = min(counted, key=lambda each: (each[1], each[0].get_expiry()))
+        request.environ[HEADERS] = (
             ("X-RateLimit-Limit", str(item.amount)),
-            ("X-RateLimit-Remaining", str(window.remaining)),
-            ("X-RateLimit-Reset", str(math.ceil(window.reset_time))),
+            ("X-RateLimit-Remaining", str(max(remaining, 0))),
+            ("X-RateLimit-Reset", str(math.ceil(ends))),
         )
-        if breached:
+        if remaining < 0:
             self.refused.inc()
             raise TooManyRequests(
-                f"Too many requests: the limit is {breached}.",
-                retry_after=max(1, math.ceil(window.reset_time - time.time())),
+                f"Too many requests: the limit is {item}.",
+                retry_after=max(1, math.ceil(ends - time.time())),
             )
+
+    def _count(self, item, key):
+        """Count a request in the fixed window of item at key: the limit, what remains (below
+        0 when refused), and when the window ends.
+
+        One round trip: the storage's increment starts the window (and its expiry) with the
+        first request, atomically; its end is only asked for once per worker and window.
+        """
+        count = self.storage.incr(key, item.get_expiry())
+        ends = self.window_ends.get(key, 0)
+        if ends <= time.time():
+            if len(self.window_ends) >= MAX_REMEMBERED:
+                now = time.time()
+                self.window_ends = {k: end for k, end in self.window_ends.items() if end > now}
+            ends = self.window_ends[key] = self.storage.get_expiry(key)
+        return item, item.amount - count, ends
 
     def failed(self, error):
         """The counter store failed: serve unlimited (fail open), or answer 503 (closed)."""
         self.store_failures.inc()
+        self.window_ends.clear()  # a store that comes back may have lost its windows
         if self.fail_closed:
             raise ServiceUnavailable(
                 "The rate limit store is unavailable.", retry_after=UNAVAILABLE_RETRY_AFTER
