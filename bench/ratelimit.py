@@ -2,7 +2,9 @@
 counted in Redis, against the same service with no limit, in the same run.
 
 Beside the service's CPU per request (its gunicorn processes, from /proc, as every row), it
-reports what Redis did for each request: commands (each one round trip) and Redis's own CPU.
+reports what Redis did for each request: the round trips the service made (the commands it
+sends: EVALSHA of the counting script, and TTL for a window's end), every command run inside
+Redis (those of the script included), and Redis's own CPU.
 Settings (environment): BENCH_REDIS_URL (redis://127.0.0.1:6379/2).
 """
 
@@ -32,11 +34,17 @@ def reachable():
     return True
 
 
+# What the service sends, each command one round trip; commandstats also counts those that
+# scripts run inside Redis.
+SENT = ("cmdstat_evalsha", "cmdstat_eval", "cmdstat_ttl")
+
+
 def _redis_counts(client):
-    """Commands served so far (every kind), and Redis's CPU seconds."""
+    """Commands sent, commands run (those of scripts included), and Redis's CPU seconds."""
     info = client.info("all")
-    calls = sum(value["calls"] for key, value in info.items() if key.startswith("cmdstat_"))
-    return calls, info["used_cpu_user"] + info["used_cpu_sys"]
+    stats = {key: value["calls"] for key, value in info.items() if key.startswith("cmdstat_")}
+    sent = sum(stats.get(key, 0) for key in SENT)
+    return sent, sum(stats.values()), info["used_cpu_user"] + info["used_cpu_sys"]
 
 
 def measure(sides, one_run, rounds, duration, fresh_ids):
@@ -47,13 +55,13 @@ def measure(sides, one_run, rounds, duration, fresh_ids):
         order = list(sides) if number % 2 == 0 else list(reversed(sides))
         for case in CASES:
             for name in order:
-                calls, cpu = _redis_counts(client)
+                before = _redis_counts(client)
                 result = one_run(sides[name], case, duration, next(fresh_ids))
-                after_calls, after_cpu = _redis_counts(client)
+                sent, run, cpu = (b - a for a, b in zip(before, _redis_counts(client), strict=True))
                 served = max(result["requests"], 1)
-                # The INFO calls themselves are two commands.
-                result["redis_calls"] = (after_calls - calls - 2) / served
-                result["redis_cpu_us"] = (after_cpu - cpu) * 1e6 / served
+                result["redis_round_trips"] = sent / served
+                result["redis_commands"] = (run - 1) / served  # less the INFO itself
+                result["redis_cpu_us"] = cpu * 1e6 / served
                 runs[name, case].append(result)
     client.close()
     return runs
@@ -80,7 +88,8 @@ def rows(runs, unlimited, limited):
                 "cpu_us_limited": cpu_limited,
                 "ratio": cpu_limited / cpu,
                 "met": cpu_limited / cpu <= TARGET,
-                "redis_calls": _median(r["redis_calls"] for r in counted),
+                "redis_round_trips": _median(r["redis_round_trips"] for r in counted),
+                "redis_commands": _median(r["redis_commands"] for r in counted),
                 "redis_cpu_us": _median(r["redis_cpu_us"] for r in counted),
                 "non_2xx": sum(r["non_2xx"] for r in counted),
             }
@@ -94,13 +103,14 @@ def print_rows(table):
         f"\nrate limit on Redis ({LIMIT}) against none:\n"
         f"{'scenario':22} {'via':6} {'conns':>5} {'req/s':>7} {'limited':>7} "
         f"{'CPU µs/req':>10} {'limited':>7} {f'ratio, <={TARGET:.2f}':>17} "
-        f"{'Redis cmds/req':>14} {'Redis CPU µs/req':>16} {'non-2xx':>7}"
+        f"{'Redis round trips/req':>21} {'commands run':>12} {'Redis CPU µs/req':>16} "
+        f"{'non-2xx':>7}"
     )
     for r in table:
         scenario, via, connections = r["case"]
         print(
             f"{scenario:22} {via:6} {connections:5} {r['rps']:7.0f} {r['rps_limited']:7.0f} "
             f"{r['cpu_us']:10.0f} {r['cpu_us_limited']:7.0f} {r['ratio']:10.2f} "
-            f"{'met' if r['met'] else 'MISSED':>6} {r['redis_calls']:14.2f} "
-            f"{r['redis_cpu_us']:16.0f} {r['non_2xx']:7}"
+            f"{'met' if r['met'] else 'MISSED':>6} {r['redis_round_trips']:21.3f} "
+            f"{r['redis_commands']:12.2f} {r['redis_cpu_us']:16.0f} {r['non_2xx']:7}"
         )
