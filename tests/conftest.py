@@ -10,7 +10,7 @@ from playwright.sync_api import sync_playwright
 from sqlalchemy import MetaData, create_engine, make_url
 
 from app import create_app
-from app.db import init_db
+from app.database import migrate
 from liveserver import LiveServer, PrivatePostgres
 
 TOKEN = "test-read-write-token-0123456789abcdef"
@@ -74,7 +74,7 @@ def make_app(database_url):
         app = create_app(
             {"TESTING": True, "DATABASE_URL": database_url, "API_TOKENS": TOKEN, **settings}
         )
-        init_db(app.extensions["plantstore.db"])
+        migrate.upgrade(app.extensions["plantstore.db"])
         apps.append(app)
         return app
 

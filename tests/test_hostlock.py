@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from app.hostlock import HostLock, LockTimeout
+from app.database.hostlock import HostLock, LockTimeout
 from liveserver import Holder, wait_for
 
 

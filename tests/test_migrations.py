@@ -11,9 +11,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
 
-from app import create_app, migrate
-from app.auth import token_hash
-from app.db import metadata
+from app import create_app
+from app.database import metadata, migrate
+from app.tokens.auth import token_hash
 from conftest import TOKEN, assert_error
 from liveserver import ROOT, wait_for
 

@@ -10,11 +10,10 @@ import time
 import pytest
 from sqlalchemy import select
 
-from app.auth import READ_WRITE, token_hash
-from app.db import metadata
-from app.store import tokens as token_store
-from app.store import utcnow
-from app.tokens import LATEST_EXPIRY
+from app.database import metadata, utcnow
+from app.tokens import store as token_store
+from app.tokens.auth import READ_WRITE, token_hash
+from app.tokens.cli import LATEST_EXPIRY
 from liveserver import ROOT
 
 PLANT = {"id": 1, "name": "Fern"}
@@ -123,7 +122,7 @@ def test_list_shows_everything_but_the_secret(runner, issue):
 def test_database_holds_no_token_in_plain_text(app, issue, tmp_path):
     token = issue("ci")
     db = app.extensions["plantstore.db"]
-    with db.read() as conn:
+    with db.engine.connect() as conn:
         rows = repr([conn.execute(select(table)).all() for table in metadata.sorted_tables])
     db.engine.dispose()
     files = b"".join(path.read_bytes() for path in tmp_path.glob("plantstore.sqlite*"))

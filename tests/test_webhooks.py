@@ -20,7 +20,7 @@ from receiver import Receiver, TricklingReceiver
 from sqlalchemy import create_engine, select
 
 from app.config import ConfigError
-from app.db import plants
+from app.plants.store import plants
 from app.store import deliveries as delivery_store
 from app.webhooks import Worker
 from conftest import TOKEN

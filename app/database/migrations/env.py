@@ -1,9 +1,9 @@
-"""Alembic's environment: the connection app/migrate.py opened, and the tables of app/db.py."""
+"""Alembic's environment: the connection migrate.py opened, and every table of the service."""
 
 from alembic import context
 
-from app.db import metadata
-from app.migrate import render_item
+from app.database.migrate import render_item
+from app.database.sql import metadata
 
 connection = context.config.attributes["connection"]
 context.configure(

@@ -13,18 +13,21 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 from flask import current_app
-from flask.cli import AppGroup
 from sqlalchemy import TypeDecorator, inspect, text
-from sqlalchemy.exc import SQLAlchemyError
+
+from .. import cli
+from .failures import DatabaseFailure, SchemaMissing
 
 # Inside the package, so that an installed service carries its revisions.
 SCRIPT_LOCATION = pathlib.Path(__file__).with_name("migrations")
 # Any constant works; it only has to be the same in every process that migrates.
 SCHEMA_LOCK_KEY = 0x706C616E7473
 UPGRADE_HINT = "run `flask --app wsgi db upgrade`"
+# Alembic's own version table, read as every other statement is, on a driver cursor.
+CURRENT_REVISIONS = "SELECT version_num FROM alembic_version"
 
 
-class _MigrationCommands(AppGroup):
+class _MigrationCommands(cli.Group):
     # Alembic's errors (an unknown revision, a detected difference) are one line, not a traceback.
     def invoke(self, ctx):
         try:
@@ -74,7 +77,7 @@ def render_item(type_, obj, autogen_context):
 def schema_lock(db):
     """A transaction holding the schema lock: processes that migrate at once take turns."""
     # PostgreSQL's advisory lock spans hosts; SQLite's writers already queue on one lock.
-    with db.write() as conn:
+    with db.schema_transaction() as conn:
         if not db.is_sqlite:
             conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
         yield conn
@@ -157,8 +160,7 @@ class SchemaState:
 
     def is_behind(self):
         """True when the database lacks a revision of the code; logs one line when it starts."""
-        with self.db.read() as conn:
-            current = frozenset(MigrationContext.configure(conn).get_current_heads())
+        current = current_revisions(self.db)
         # A revision the code does not know is newer: old code keeps serving during a release.
         behind = current != self.heads and current <= self.known
         if behind and not self._warned:
@@ -177,10 +179,18 @@ class SchemaState:
         """Log whether the schema is behind; a database that does not answer is /healthz's."""
         try:
             self.is_behind()
-        except SQLAlchemyError as error:
-            self.logger.warning(
-                "database schema not checked at start: %s", getattr(error, "orig", error)
-            )
+        except DatabaseFailure as error:
+            self.logger.warning("database schema not checked at start: %s", error.cause)
+
+
+def current_revisions(db):
+    """The revisions the database is at; none when it has no version table yet."""
+    try:
+        with db.cursor() as cursor:
+            cursor.execute(CURRENT_REVISIONS)
+            return frozenset(row[0] for row in cursor.fetchall())
+    except SchemaMissing:
+        return frozenset()
 
 
 def _db():
@@ -207,8 +217,7 @@ def downgrade_command(revision):
 def current_command():
     """Show the database's revision."""
     # Read here rather than by command.current, which creates alembic_version when it is missing.
-    with _db().read() as conn:
-        current = MigrationContext.configure(conn).get_current_heads()
+    current = current_revisions(_db())
     heads = script_directory().get_heads()
     for revision in current:
         click.echo(f"{revision} (head)" if revision in heads else revision)
@@ -224,7 +233,9 @@ def history_command():
 
 @db_cli.command("revision")
 @click.option("-m", "--message", required=True, help="What the revision does.")
-@click.option("--autogenerate", is_flag=True, help="Compare the database with app/db.py.")
+@click.option(
+    "--autogenerate", is_flag=True, help="Compare the database with the service's tables."
+)
 def revision_command(message, autogenerate):
     """Write a new revision into app/migrations/versions, for review before it is committed."""
     with schema_lock(_db()) as conn:
@@ -233,7 +244,7 @@ def revision_command(message, autogenerate):
 
 @db_cli.command("check")
 def check_command():
-    """Fail when app/db.py and the head revision differ (a change without a revision)."""
+    """Fail when the service's tables and the head revision differ (a change without a revision)."""
     with schema_lock(_db()) as conn:
         command.check(alembic_config(conn))
 

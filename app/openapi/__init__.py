@@ -13,8 +13,10 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Blueprint, current_app, request
 from marshmallow import Schema
 
-from . import apidoc, openapi_webhooks
-from .schemas import ErrorSchema, NewPlantSchema
+from .. import openapi_webhooks
+from ..errors import ErrorSchema
+from ..plants.schemas import NewPlantSchema
+from . import apidoc
 
 bp = Blueprint("openapi", __name__)
 apidoc.tag(bp, "The interface itself: this document, and the page that renders it.")

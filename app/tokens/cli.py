@@ -6,11 +6,10 @@ import secrets
 
 import click
 
-from . import cli
+from .. import cli
+from ..database import get_db, utcnow
+from . import store as token_store
 from .auth import READ_ONLY, READ_WRITE, token_hash
-from .db import get_db
-from .store import tokens as token_store
-from .store import utcnow
 
 # A fixed prefix makes a leaked token easy to find with grep or a secret scanner.
 TOKEN_PREFIX = "pst_"
@@ -90,8 +89,3 @@ def revoke_command(name):
     if not token_store.revoke(get_db(), name):
         raise click.ClickException(f"there is no token named {name!r}")
     click.echo(f"Revoked token {name!r}.")
-
-
-def init_app(app):
-    """Register the tokens command group."""
-    app.cli.add_command(tokens_cli)

@@ -1,12 +1,8 @@
-"""The JSON shapes of the contract, and strict reading of a JSON request body."""
+"""The JSON shapes of plants: what a create takes and answers, what reads answer, and the ids."""
 
-import json
 import re
 
-from flask import request
-from gunicorn.http.errors import ParseException
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, missing, validate
-from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -85,7 +81,8 @@ class IntegerLiteral(fields.Integer):
 class PlantIdSchema(Schema):
     """The {id} of /plants/{id}."""
 
-    id = IntegerLiteral(
+    plant_id = IntegerLiteral(
+        data_key="id",
         required=True,
         validate=INT64_RANGE,
         metadata={"format": "int64", "description": "The id of the plant", "examples": [1]},
@@ -111,60 +108,3 @@ class ListQuerySchema(Schema):
             "examples": [1],
         },
     )
-
-
-class ErrorSchema(Schema):
-    """Error: the body of every error response."""
-
-    error = fields.Integer(
-        required=True,
-        metadata={
-            "format": "int32",
-            "description": "The HTTP status code of the response",
-            "examples": [404],
-        },
-    )
-    message = fields.String(
-        required=True,
-        metadata={
-            "description": "One sentence; for a bad body it names every offending field",
-            "examples": ["There is no plant with this id."],
-        },
-    )
-
-
-def _no_constants(name):
-    raise ValueError(f"{name} is not JSON")
-
-
-def _read_body():
-    try:
-        data = request.get_data(cache=False)
-        # Werkzeug cuts a chunked body at the limit without a word: look for one more byte.
-        too_large = (
-            request.content_length is None
-            and len(data) >= request.max_content_length
-            and request.environ["wsgi.input"].read(1)
-        )
-    except (ParseException, OSError):
-        # gunicorn raises these reading a malformed or cut-off chunked body.
-        raise BadRequest("The request body's chunked framing is malformed.") from None
-    if too_large:
-        raise RequestEntityTooLarge()
-    # gunicorn hands over what came before the client closed, however short of Content-Length.
-    if request.content_length is not None and len(data) < request.content_length:
-        raise BadRequest("The request body ended before its Content-Length.")
-    return data
-
-
-def load_json_body(schema):
-    """Read the request body as strict UTF-8 JSON holding an object, and load it with schema."""
-    if request.mimetype != "application/json":
-        raise UnsupportedMediaType("Content-Type must be application/json.")
-    try:
-        data = json.loads(_read_body().decode("utf-8"), parse_constant=_no_constants)
-    except (ValueError, RecursionError):
-        raise BadRequest("The request body is not valid UTF-8 JSON.") from None
-    if not isinstance(data, dict):
-        raise BadRequest("The request body must be a JSON object.")
-    return schema.load(data)

@@ -5,11 +5,10 @@ from typing import NamedTuple
 
 from flask import current_app
 from flask_httpauth import HTTPTokenAuth
-from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import Forbidden, Unauthorized
 
-from .db import get_db
-from .store import tokens as token_store
+from ..database import DatabaseFailure, get_db
+from . import store as token_store
 
 REALM = "plantstore"
 READ_WRITE = "read-write"
@@ -61,16 +60,14 @@ def auth_error(status):
     raise Unauthorized("A bearer token is required.", www_authenticate=(challenge,))
 
 
-def _warn_if_no_token(app):
+def warn_if_no_token(app):
+    """Log how to make a token when none could authenticate a request (a check at start)."""
     if app.config["API_TOKENS"]:
         return
-    db = app.extensions["plantstore.db"]
     try:
-        live = token_store.count_live(db)
-    except SQLAlchemyError:
+        live = token_store.count_live(app.extensions["plantstore.db"])
+    except DatabaseFailure:
         return  # no database or no schema yet: /healthz reports that
-    finally:
-        db.engine.dispose()  # no pooled connection may outlive a fork (gunicorn --preload)
     if not live:
         app.logger.warning(
             "No API token is configured, so every /plants request is refused: create one with "
@@ -79,9 +76,8 @@ def _warn_if_no_token(app):
 
 
 def init_app(app):
-    """Index the static tokens of PLANTSTORE_API_TOKENS by hash; warn if there is no token."""
+    """Index the static tokens of PLANTSTORE_API_TOKENS by hash."""
     app.extensions["plantstore.static_tokens"] = {
         token_hash(token): Caller(f"static #{number}", READ_WRITE)
         for number, token in enumerate(app.config["API_TOKENS"], start=1)
     }
-    _warn_if_no_token(app)

@@ -1,9 +1,21 @@
-"""SQL of the plants table. Requests run it on driver cursors: it is the service's hot path."""
+"""The plants table and its SQL: the service's hot path."""
 
 import enum
 
-from ..db import driver_sql
-from . import deliveries
+from sqlalchemy import BigInteger, Column, String, Table, func
+
+from ..database import driver_sql, metadata
+from ..database.sql import UTCDateTime
+from ..store import deliveries
+
+plants = Table(
+    "plants",
+    metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=False),
+    Column("name", String(255), nullable=False),
+    Column("tag", String(255)),
+    Column("created_at", UTCDateTime, nullable=False, server_default=func.now()),
+)
 
 
 class Outcome(enum.Enum):

@@ -6,7 +6,7 @@ import time
 
 import psycopg
 from sqlalchemy import create_engine, event
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError
 
 ACTIVE = psycopg.pq.TransactionStatus.ACTIVE
 # psycopg, like libpq, gives a connection attempt at least this many seconds.
@@ -68,11 +68,6 @@ def create(config):
     engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
     _bound_postgresql_waits(engine, timeout)
     return engine
-
-
-def unavailable(reason):
-    """An error of the database's own kind for reason (an exception) outside any driver."""
-    return OperationalError(None, None, reason)
 
 
 def _tune_sqlite(engine, synchronous):

@@ -13,7 +13,7 @@ down_revision = None
 branch_labels = None
 depends_on = None
 
-# The schema of this revision, frozen here rather than imported from app/db.py, which moves on:
+# The schema of this revision, frozen here rather than imported from the service, which moves on:
 # adopting a database made by 1.0's init-db compares its tables with this MetaData.
 metadata = sa.MetaData()
 
