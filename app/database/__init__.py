@@ -6,13 +6,10 @@ SQL compiled once per backend by ``driver_sql``. Core connections serve Alembic 
 
 import contextlib
 
-import click
 from flask import current_app
-from flask.cli import with_appcontext
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from .. import cli
-from . import drivers, migrate
+from . import commands, drivers, migrate
 from .failures import DatabaseFailure, Locked, SchemaBehind, SchemaMissing, Unavailable, classify
 from .hostlock import HostLock, LockTimeout
 from .sql import UTCDateTime, driver_sql, metadata, utcnow
@@ -158,16 +155,9 @@ def get_db():
     return current_app.extensions["plantstore.db"]
 
 
-@click.command("init-db", cls=cli.Command)
-@with_appcontext
-def init_db_command():
-    """Bring the schema to the latest migration; the same as ``db upgrade``."""
-    migrate.upgrade(get_db())
-    click.echo("Database schema is ready.")
-
-
 def init_app(app):
-    """Create the app's engine (it connects on first use), and the database's commands."""
-    app.extensions["plantstore.db"] = Database(app.config)
-    migrate.init_app(app)
-    app.cli.add_command(init_db_command)
+    """Create the app's engine (it connects on first use), its schema state and its commands."""
+    db = app.extensions["plantstore.db"] = Database(app.config)
+    app.extensions["plantstore.schema"] = migrate.SchemaState(db, app.logger)
+    app.cli.add_command(commands.init_db_command)
+    app.cli.add_command(commands.db_cli)

@@ -11,11 +11,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from alembic.util import CommandError
-from flask import current_app
 from sqlalchemy import TypeDecorator, inspect, text
 
-from .. import cli
 from .failures import DatabaseFailure, SchemaMissing
 
 # Inside the package, so that an installed service carries its revisions.
@@ -25,18 +22,6 @@ SCHEMA_LOCK_KEY = 0x706C616E7473
 UPGRADE_HINT = "run `flask --app wsgi db upgrade`"
 # Alembic's own version table, read as every other statement is, on a driver cursor.
 CURRENT_REVISIONS = "SELECT version_num FROM alembic_version"
-
-
-class _MigrationCommands(cli.Group):
-    # Alembic's errors (an unknown revision, a detected difference) are one line, not a traceback.
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except CommandError as error:
-            raise click.ClickException(str(error)) from None
-
-
-db_cli = _MigrationCommands("db", help="Schema migrations (Alembic).")
 
 
 class SchemaMismatch(click.ClickException):
@@ -191,65 +176,3 @@ def current_revisions(db):
             return frozenset(row[0] for row in cursor.fetchall())
     except SchemaMissing:
         return frozenset()
-
-
-def _db():
-    return current_app.extensions["plantstore.db"]
-
-
-@db_cli.command("upgrade")
-@click.argument("revision", default="head")
-def upgrade_command(revision):
-    """Upgrade the schema to REVISION (default: head), adopting a 1.0 database."""
-    upgrade(_db(), revision)
-    click.echo(f"Database schema upgraded to {revision}.")
-
-
-@db_cli.command("downgrade")
-@click.argument("revision")
-def downgrade_command(revision):
-    """Downgrade the schema to REVISION ("base" drops every table)."""
-    downgrade(_db(), revision)
-    click.echo(f"Database schema downgraded to {revision}.")
-
-
-@db_cli.command("current")
-def current_command():
-    """Show the database's revision."""
-    # Read here rather than by command.current, which creates alembic_version when it is missing.
-    current = current_revisions(_db())
-    heads = script_directory().get_heads()
-    for revision in current:
-        click.echo(f"{revision} (head)" if revision in heads else revision)
-    if not current:
-        click.echo(f"no revision: {UPGRADE_HINT}")
-
-
-@db_cli.command("history")
-def history_command():
-    """List the revisions, newest first."""
-    command.history(alembic_config())
-
-
-@db_cli.command("revision")
-@click.option("-m", "--message", required=True, help="What the revision does.")
-@click.option(
-    "--autogenerate", is_flag=True, help="Compare the database with the service's tables."
-)
-def revision_command(message, autogenerate):
-    """Write a new revision into app/migrations/versions, for review before it is committed."""
-    with schema_lock(_db()) as conn:
-        command.revision(alembic_config(conn), message=message, autogenerate=autogenerate)
-
-
-@db_cli.command("check")
-def check_command():
-    """Fail when the service's tables and the head revision differ (a change without a revision)."""
-    with schema_lock(_db()) as conn:
-        command.check(alembic_config(conn))
-
-
-def init_app(app):
-    """Register the db commands and the schema state that /healthz reads."""
-    app.extensions["plantstore.schema"] = SchemaState(app.extensions["plantstore.db"], app.logger)
-    app.cli.add_command(db_cli)

@@ -16,15 +16,15 @@ import sys
 import time
 
 import pytest
-from receiver import Receiver, TricklingReceiver
 from sqlalchemy import create_engine, select
 
 from app.config import ConfigError
 from app.plants.store import plants
 from app.store import deliveries as delivery_store
 from app.webhooks import Worker
-from conftest import TOKEN
+from helpers import TOKEN
 from liveserver import ROOT, create_until_killed, wait_for
+from receiver import Receiver, TricklingReceiver
 
 SECRET = "webhook-test-secret"
 

@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import make_url
 
 from app import create_app
-from conftest import TOKEN, assert_error
+from helpers import TOKEN, assert_error
 from liveserver import Holder, wait_for
 
 UNAVAILABLE = {"error": 503, "message": "database unavailable"}

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from conftest import TOKEN
+from helpers import TOKEN
 
 ASSETS = {
     "swagger-ui-bundle.js": "text/javascript",

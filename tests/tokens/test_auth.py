@@ -3,7 +3,7 @@
 import pytest
 
 from app import check_at_start
-from conftest import TOKEN, assert_error
+from helpers import TOKEN, assert_error
 
 PLANT = {"id": 1, "name": "Fern"}
 CHALLENGE = 'Bearer realm="plantstore"'

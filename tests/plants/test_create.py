@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from conftest import assert_error
+from helpers import assert_error
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

@@ -10,7 +10,7 @@ import schemathesis
 from openapi_spec_validator import validate
 
 from app import create_app
-from conftest import TOKEN
+from helpers import TOKEN
 from liveserver import ROOT
 
 FORWARDED = {
