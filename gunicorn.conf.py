@@ -42,11 +42,12 @@ limit_request_field_size = 8190
 
 
 def post_worker_init(worker):
-    """Each worker checks at start that the database schema is the code's migrations' head."""
-    # bench/floor.py runs under these settings too, and has no schema.
-    schema = getattr(worker.wsgi, "extensions", {}).get("plantstore.schema")
-    if schema is not None:
-        schema.check_at_start()
+    """Each worker checks at start its schema's revision and that a token can authenticate."""
+    # bench/floor.py runs under these settings too, and is not the service.
+    if "plantstore.db" in getattr(worker.wsgi, "extensions", {}):
+        from app import check_at_start
+
+        check_at_start(worker.wsgi)
 
 
 # --- Start-up checks, logs and metrics (operability) ---------------------------------------

@@ -8,7 +8,7 @@ from flask.cli import AppGroup
 from sqlalchemy import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
-from .errors import NO_SCHEMA, database_problem
+from .database.failures import DatabaseFailure, SchemaBehind, SchemaMissing, classify
 
 
 @contextlib.contextmanager
@@ -16,17 +16,18 @@ def database_failures_in_one_line():
     """Turn an unusable database into a ClickException saying what to do; re-raise bugs."""
     try:
         yield
-    except SQLAlchemyError as error:
-        problem = database_problem(error)
-        if problem is None:
+    except (DatabaseFailure, SQLAlchemyError) as error:
+        # Alembic's Core connections raise SQLAlchemy's errors, the service's own road ours.
+        failure = error if isinstance(error, DatabaseFailure) else classify(error)
+        if failure is None:
             raise
-        cause = str(getattr(error, "orig", error)).strip().splitlines()[0]
-        if problem == NO_SCHEMA:
+        cause = str(failure.cause or getattr(error, "orig", error)).strip().splitlines()[0]
+        if isinstance(failure, (SchemaMissing, SchemaBehind)):
             advice = "run `flask --app wsgi init-db`"
         else:
             url = make_url(current_app.config["DATABASE_URL"]).render_as_string(hide_password=True)
             advice = f"check that PLANTSTORE_DATABASE_URL={url} names a database that answers"
-        raise click.ClickException(f"{problem} ({cause}): {advice}") from None
+        raise click.ClickException(f"{failure} ({cause}): {advice}") from None
 
 
 class Command(click.Command):

@@ -1,65 +1,34 @@
 """The one error handler: every error leaves as an Error body."""
 
-import sqlite3
-
-import psycopg
 from flask import current_app, jsonify
-from marshmallow import ValidationError
-from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
+from marshmallow import Schema, ValidationError, fields
 from werkzeug.exceptions import HTTPException
 
+from .database import DatabaseFailure
 from .headers import request_id
-from .schemas import ErrorSchema
+
+
+class ErrorSchema(Schema):
+    """Error: the body of every error response."""
+
+    error = fields.Integer(
+        required=True,
+        metadata={
+            "format": "int32",
+            "description": "The HTTP status code of the response",
+            "examples": [404],
+        },
+    )
+    message = fields.String(
+        required=True,
+        metadata={
+            "description": "One sentence; for a bad body it names every offending field",
+            "examples": ["There is no plant with this id."],
+        },
+    )
+
 
 error_schema = ErrorSchema()
-
-# What the webhook worker waits out rather than stops for: failures of the database itself.
-DATABASE_DOWN = (OperationalError, InterfaceError, PoolTimeout)
-
-UNAVAILABLE = "database unavailable"
-NO_SCHEMA = "database schema is not initialised or out of date"
-
-# SQLite result codes (the part after SQLITE_) of a file that cannot be opened, read or locked.
-SQLITE_UNAVAILABLE = {"CANTOPEN", "BUSY", "LOCKED", "IOERR", "FULL", "PERM", "READONLY", "NOTADB"}
-# SQLite reports a missing table or column as a plain SQLITE_ERROR: only the text tells.
-SQLITE_NO_SCHEMA = ("no such table", "no such column", "has no column named")
-# SQLSTATE prefixes: connection exception, insufficient resources, shutdown, statement timeout,
-# lock timeout: the database did not answer within PLANTSTORE_DATABASE_TIMEOUT.
-POSTGRES_UNAVAILABLE = ("08", "53", "57P01", "57P02", "57P03", "57014", "55P03")
-# SQLSTATE of an undefined table, column or schema.
-POSTGRES_NO_SCHEMA = ("42P01", "42703", "3F000")
-
-
-def database_problem(error):
-    """UNAVAILABLE or NO_SCHEMA for a database error the operator must fix, else None (a bug)."""
-    if isinstance(error, (PoolTimeout, DisconnectionError)):
-        return UNAVAILABLE
-    if not isinstance(error, DBAPIError):
-        return None
-    driver_error = error.orig
-    # Not a driver's own error: drivers.unavailable wrapped a failure outside any driver (the
-    # host's writer lock), which is one of reaching the database.
-    if error.connection_invalidated or not isinstance(driver_error, (sqlite3.Error, psycopg.Error)):
-        return UNAVAILABLE
-    if isinstance(driver_error, sqlite3.Error):
-        code = (getattr(driver_error, "sqlite_errorname", None) or "SQLITE_ERROR").split("_")[1]
-        if code in SQLITE_UNAVAILABLE:
-            return UNAVAILABLE
-        if code == "ERROR" and any(text in str(driver_error) for text in SQLITE_NO_SCHEMA):
-            return NO_SCHEMA
-        return None
-    sqlstate = driver_error.sqlstate
-    # No SQLSTATE: the failure is the client's own (refused, timed out, connection lost).
-    if sqlstate is None and isinstance(
-        driver_error, (psycopg.OperationalError, psycopg.InterfaceError)
-    ):
-        return UNAVAILABLE
-    if sqlstate and sqlstate.startswith(POSTGRES_UNAVAILABLE):
-        return UNAVAILABLE
-    if sqlstate in POSTGRES_NO_SCHEMA:
-        return NO_SCHEMA
-    return None
 
 
 def validation_message(messages, prefix=""):
@@ -86,11 +55,9 @@ def handle_error(error):
         else:
             message = error.name.lower()
         headers = [(k, v) for k, v in error.get_headers() if k.lower() != "content-type"]
-    elif problem := database_problem(error):
-        current_app.logger.warning(
-            "%s (request_id=%s): %s", problem, request_id(), getattr(error, "orig", error)
-        )
-        status, message = 503, problem
+    elif isinstance(error, DatabaseFailure):
+        current_app.logger.warning("%s (request_id=%s): %s", error, request_id(), error.cause)
+        status, message = 503, str(error)
     else:
         # In debug mode (flask run --debug) Werkzeug's debugger shows the traceback instead.
         if current_app.debug:

@@ -1,11 +1,9 @@
 """GET /healthz (readiness: is the database there and ready?) and GET /livez (liveness)."""
 
 from flask import Blueprint, current_app
-from werkzeug.exceptions import ServiceUnavailable
 
-from . import apidoc
-from .db import get_db
-from .store import ping
+from .database import SchemaBehind, get_db
+from .openapi import apidoc
 
 bp = apidoc.tag(
     Blueprint("health", __name__),
@@ -29,9 +27,9 @@ def healthz():
 
     Ready when the database answers in time and has the service's schema; a 503 otherwise.
     """
-    ping(get_db())
+    get_db().ping()
     if current_app.extensions["plantstore.schema"].is_behind():
-        raise ServiceUnavailable("database schema is out of date")
+        raise SchemaBehind()
     return {"status": "ok"}
 
 
@@ -44,3 +42,8 @@ def livez():
     Liveness: 200 whenever the process answers, whether or not the database does.
     """
     return {"status": "ok"}
+
+
+def init_app(app):
+    """Serve /healthz and /livez."""
+    app.register_blueprint(bp)

@@ -14,12 +14,11 @@ from prometheus_client import (
     multiprocess,
 )
 from prometheus_client.core import GaugeMetricFamily
-from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import Unauthorized
 
-from . import apidoc
+from .database import DatabaseFailure, utcnow
+from .openapi import apidoc
 from .store import deliveries as delivery_store
-from .store import utcnow
 
 bp = Blueprint("metrics", __name__)
 
@@ -47,7 +46,7 @@ class DeliveryCollector:
         """Count deliveries by status and age the oldest pending one; nothing if the db fails."""
         try:
             counts, oldest = delivery_store.summary(self.db)
-        except SQLAlchemyError as error:
+        except DatabaseFailure as error:
             self.logger.warning(
                 "metrics: webhook deliveries not read: %s", error.__class__.__name__
             )

@@ -1,7 +1,7 @@
 """The ``webhooks`` section of the OpenAPI document: what a receiver of plant.created gets."""
 
-from .apidoc import example
-from .schemas import NewPlantSchema
+from .openapi.apidoc import example
+from .plants.schemas import NewPlantSchema
 from .webhooks import EVENT
 
 HEADERS = {

@@ -15,11 +15,9 @@ import httpx
 from flask import current_app
 
 from . import cli
-from .db import get_db
+from .database import Unavailable, get_db, utcnow
 from .deadline import Deadline
-from .errors import DATABASE_DOWN
 from .store import deliveries as delivery_store
-from .store import utcnow
 
 EVENT = "plant.created"
 # Seconds a lease allows beyond the attempt and its recording, for clocks of hosts that differ.
@@ -73,8 +71,6 @@ class Worker:
         self.lease = datetime.timedelta(
             seconds=self.timeout + config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
         )
-        # What a database outage or a held lock raises, from SQLAlchemy or from the driver.
-        self.database_down = (*DATABASE_DOWN, self.db.engine.dialect.loaded_dbapi.OperationalError)
         self.client = httpx.Client(
             timeout=httpx.Timeout(self.timeout),
             follow_redirects=False,
@@ -93,13 +89,13 @@ class Worker:
         while not stop.is_set():
             try:
                 busy = self.deliver_one()
-            except self.database_down as error:
+            except Unavailable as error:
                 failures += 1
                 pause = min(MAX_OUTAGE_PAUSE, self.poll_interval * 2**failures)
                 self.logger.warning(
                     "database unavailable, trying again in %.1fs: %s",
                     pause,
-                    getattr(error, "orig", None) or error,
+                    error.cause,
                 )
                 stop.wait(pause)
                 continue

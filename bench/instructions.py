@@ -104,7 +104,7 @@ def preload(url):
     sys.path.insert(0, str(ROOT))
     from sqlalchemy import create_engine, insert
 
-    from app.db import plants
+    from app.plants.store import plants
 
     engine = create_engine(url)
     rows = [{"id": n, "name": f"plant {n}", "tag": "bench"} for n in range(1, PRELOADED + 1)]

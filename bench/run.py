@@ -22,7 +22,8 @@ import tempfile
 
 from sqlalchemy import create_engine, delete, insert
 
-from app.db import deliveries, plants
+from app.plants.store import plants
+from app.store.deliveries import deliveries
 from bench import load, ratelimit, report, servers
 
 ROOT = servers.ROOT

@@ -10,41 +10,49 @@ from playwright.sync_api import sync_playwright
 from sqlalchemy import MetaData, create_engine, make_url
 
 from app import create_app
-from app.db import init_db
+from app.database import migrate
+from helpers import TOKEN
 from liveserver import LiveServer, PrivatePostgres
 
-TOKEN = "test-read-write-token-0123456789abcdef"
 POSTGRES_URL_VARIABLE = "PLANTSTORE_TEST_POSTGRES_URL"
 
 
-def assert_error(response, status):
-    """Assert that a test-client response is the Error shape for status; return its message."""
-    assert response.status_code == status
-    assert response.mimetype == "application/json"
-    body = response.get_json()
-    assert set(body) == {"error", "message"}
-    assert body["error"] == status
-    assert isinstance(body["message"], str) and body["message"]
-    return body["message"]
+@pytest.fixture(scope="session")
+def worker_postgres_url(worker_id):
+    """This pytest-xdist worker's own PostgreSQL database, made beside the one the URL names.
 
-
-@pytest.fixture
-def postgres_url():
-    """The test PostgreSQL database, emptied; skips when PLANTSTORE_TEST_POSTGRES_URL is unset.
-
-    A set URL that does not answer fails the test: CI must not pass by skipping.
+    Skips when PLANTSTORE_TEST_POSTGRES_URL is unset; a set URL that does not answer fails the
+    test: CI must not pass by skipping.
     """
     url = os.environ.get(POSTGRES_URL_VARIABLE)
     if not url:
         pytest.skip(f"{POSTGRES_URL_VARIABLE} is not set")
-    engine = create_engine(url)
+    if worker_id == "master":
+        yield url
+        return
+    given = make_url(url)
+    own = given.set(database=f"{given.database}_{worker_id}")
+    engine = create_engine(given, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{own.database}" WITH (FORCE)')
+        conn.exec_driver_sql(f'CREATE DATABASE "{own.database}"')
+    yield own.render_as_string(hide_password=False)
+    with engine.connect() as conn:
+        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{own.database}" WITH (FORCE)')
+    engine.dispose()
+
+
+@pytest.fixture
+def postgres_url(worker_postgres_url):
+    """The test PostgreSQL database, emptied."""
+    engine = create_engine(worker_postgres_url)
     with engine.begin() as conn:
         # Every table, alembic_version and a test's own included.
         tables = MetaData()
         tables.reflect(conn)
         tables.drop_all(conn)
     engine.dispose()
-    return url
+    return worker_postgres_url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -74,7 +82,7 @@ def make_app(database_url):
         app = create_app(
             {"TESTING": True, "DATABASE_URL": database_url, "API_TOKENS": TOKEN, **settings}
         )
-        init_db(app.extensions["plantstore.db"])
+        migrate.upgrade(app.extensions["plantstore.db"])
         apps.append(app)
         return app
 

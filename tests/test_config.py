@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from app.config import ConfigError
-from conftest import TOKEN
+from helpers import TOKEN
 from liveserver import ROOT, free_port
 
 # Each bad setting, and what its one line must name.

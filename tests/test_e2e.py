@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import TOKEN
+from helpers import TOKEN
 from liveserver import LiveServer, create_until_killed, race_creates, raw_exchange, wait_for
 
 pytestmark = pytest.mark.e2e

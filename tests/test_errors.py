@@ -6,7 +6,7 @@ import pytest
 from werkzeug.debug import DebuggedApplication
 from werkzeug.test import Client
 
-from conftest import assert_error
+from helpers import assert_error
 
 
 @pytest.mark.parametrize("path", ["/", "/nothing", "/plants/1/leaves"])

@@ -3,7 +3,7 @@
 import pytest
 
 from app import create_app
-from conftest import assert_error
+from helpers import assert_error
 from liveserver import wait_for
 
 

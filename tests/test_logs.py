@@ -11,7 +11,7 @@ import sys
 import pytest
 from sqlalchemy import create_engine
 
-from conftest import TOKEN
+from helpers import TOKEN
 from liveserver import ROOT, wait_for
 
 pytestmark = pytest.mark.e2e

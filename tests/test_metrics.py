@@ -7,7 +7,7 @@ import threading
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import assert_error
+from helpers import assert_error
 from liveserver import wait_for
 
 METRICS_TOKEN = "metrics-token-0123456789abcdefghijkl"

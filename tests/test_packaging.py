@@ -27,56 +27,45 @@ def clean_env(tmp_path):
     return env
 
 
-def test_wheel_installs_the_service_and_the_plantstore_command(tmp_path, clean_env):
-    source, wheels, venv = tmp_path / "source", tmp_path / "wheels", tmp_path / "venv"
+@pytest.fixture
+def wheel(tmp_path):
+    """The wheel `pip wheel` builds from a copy of the checkout's source."""
+    source, wheels = tmp_path / "source", tmp_path / "wheels"
     shutil.copytree(ROOT, source, ignore=NOT_SOURCE)
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            wheels,
-            source,
-        ],
-        check=True,
-    )
-    (wheel,) = wheels.glob("plantstore-*.whl")
+    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+    subprocess.run([*build, "-w", wheels, source], check=True)
+    (built,) = wheels.glob("plantstore-*.whl")
+    return built
+
+
+def test_wheel_installs_the_service_and_the_plantstore_command(wheel, tmp_path, clean_env):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names}
     assert tops == {"app", wheel.name.split("-py3")[0] + ".dist-info"}  # no tests, bench, wsgi
-    assert {"app/store/plants.py", "app/docs_assets/index.html", "app/migrations/env.py"} <= set(
-        names
-    )
-
+    shipped = {"app/plants/store.py", "app/openapi/docs_assets/index.html"}
+    assert shipped | {"app/database/migrations/env.py"} <= set(names)
+    venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", venv], check=True)
     subprocess.run([venv / "bin" / "pip", "install", "-q", wheel], check=True)
-    plantstore = venv / "bin" / "plantstore"
-    # Run outside the checkout, so that only the installed package can answer.
-    shown = subprocess.run(
-        [plantstore, "--help"], cwd=tmp_path, env=clean_env, capture_output=True, text=True
-    )
+
+    def plantstore(*args):
+        # Run outside the checkout, so that only the installed package can answer.
+        return subprocess.run(
+            [venv / "bin" / "plantstore", *args],
+            cwd=tmp_path,
+            env=clean_env,
+            capture_output=True,
+            text=True,
+        )
+
+    shown = plantstore("--help")
     assert shown.returncode == 0, shown.stderr
     for command in ("init-db", "tokens", "webhooks", "run"):
         assert command in shown.stdout
-    created = subprocess.run(
-        [plantstore, "init-db"], cwd=tmp_path, env=clean_env, capture_output=True, text=True
-    )
+    created = plantstore("init-db")
     assert created.returncode == 0, created.stderr
     assert "ready" in created.stdout
-    token = subprocess.run(
-        [plantstore, "tokens", "create", "ci"],
-        cwd=tmp_path,
-        env=clean_env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.splitlines()[-1]
-    assert token.startswith("pst_")
+    assert plantstore("tokens", "create", "ci").stdout.splitlines()[-1].startswith("pst_")
 
 
 def test_honcho_runs_procfile_dev_and_keeps_serving(tmp_path, clean_env):

@@ -14,7 +14,7 @@ import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import TOKEN
+from helpers import TOKEN
 from liveserver import LiveServer, PrivateRedis, wait_for
 
 REDIS_URL_VARIABLE = "PLANTSTORE_TEST_REDIS_URL"

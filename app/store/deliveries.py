@@ -1,9 +1,31 @@
-"""SQL of the deliveries table: the webhook outbox and its worker's claims."""
+"""The deliveries table and its SQL: the webhook outbox and its worker's claims."""
 
-from sqlalchemy import func, insert, or_, select, update
+from typing import NamedTuple
 
-from ..db import deliveries, driver_sql
-from . import utcnow
+from sqlalchemy import Column, Index, Integer, String, Table, Text, insert
+
+from ..database import driver_sql, metadata, utcnow
+from ..database.sql import UTCDateTime
+
+# The outbox: one row per new plant and receiver, written in the plant's own transaction.
+deliveries = Table(
+    "deliveries",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("url", Text, nullable=False),
+    Column("event", String(50), nullable=False),
+    # The exact bytes that are signed and sent, on every attempt.
+    Column("body", Text, nullable=False),
+    Column("status", String(10), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("next_attempt_at", UTCDateTime, nullable=False),
+    # A worker's claim: nobody else sends the delivery before this time.
+    Column("claimed_until", UTCDateTime),
+    Column("delivered_at", UTCDateTime),
+    Column("last_error", Text),
+    Index("deliveries_due", "status", "next_attempt_at"),
+)
 
 PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
 NEW = ("id", "url", "event", "body", "status", "attempts", "created_at", "next_attempt_at")
@@ -19,6 +41,59 @@ def enqueue(db, cursor, rows):
     )
 
 
+UNCLAIMED = "(claimed_until IS NULL OR claimed_until < :now)"
+SPEND = driver_sql(
+    "UPDATE deliveries SET status = 'failed', claimed_until = NULL, "
+    "last_error = 'worker lost during the last attempt' "
+    f"WHERE status = 'pending' AND attempts >= :max_attempts AND {UNCLAIMED}"
+)
+CLAIM_ONE = (
+    "UPDATE deliveries SET claimed_until = :until, attempts = attempts + 1 WHERE id = ("
+    "SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= :now "
+    f"AND attempts < :max_attempts AND {UNCLAIMED} ORDER BY next_attempt_at LIMIT 1%s) "
+    "RETURNING id, url, event, body, attempts"
+)
+# SKIP LOCKED lets PostgreSQL workers claim side by side; SQLite's writers take turns anyway.
+CLAIM = {
+    "sqlite": driver_sql(CLAIM_ONE % "")["sqlite"],
+    "postgresql": driver_sql(CLAIM_ONE % " FOR UPDATE SKIP LOCKED")["postgresql"],
+}
+FINISH = driver_sql(
+    "UPDATE deliveries SET claimed_until = NULL, last_error = :error, status = :status, "
+    "delivered_at = :delivered_at, next_attempt_at = coalesce(:retry_at, next_attempt_at) "
+    "WHERE id = :id AND status = 'pending'"
+)
+COUNTS = driver_sql("SELECT status, count(*) FROM deliveries GROUP BY status")
+OLDEST = driver_sql("SELECT min(created_at) FROM deliveries WHERE status = 'pending'")
+FAILED_ROWS = driver_sql(
+    "SELECT id, url, attempts, last_error FROM deliveries WHERE status = 'failed' "
+    "ORDER BY created_at"
+)
+RETRY_FAILED = driver_sql(
+    "UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = :now, "
+    "last_error = NULL WHERE status = 'failed'"
+)
+
+
+class Claimed(NamedTuple):
+    """A delivery claimed for one attempt."""
+
+    id: str
+    url: str
+    event: str
+    body: str
+    attempts: int
+
+
+class Failed(NamedTuple):
+    """A delivery that ran out of attempts."""
+
+    id: str
+    url: str
+    attempts: int
+    last_error: str
+
+
 def claim(db, lease, max_attempts):
     """Claim the most overdue pending delivery for lease (a timedelta), counting the attempt.
 
@@ -27,86 +102,51 @@ def claim(db, lease, max_attempts):
     worker died) is failed rather than tried beyond max_attempts.
     """
     now = utcnow()
-    unclaimed = or_(deliveries.c.claimed_until.is_(None), deliveries.c.claimed_until < now)
-    spent = (
-        update(deliveries)
-        .where(deliveries.c.status == PENDING, deliveries.c.attempts >= max_attempts, unclaimed)
-        .values(status=FAILED, claimed_until=None, last_error="worker lost during the last attempt")
-    )
-    due = (
-        select(deliveries.c.id)
-        .where(
-            deliveries.c.status == PENDING,
-            deliveries.c.next_attempt_at <= now,
-            deliveries.c.attempts < max_attempts,
-            unclaimed,
-        )
-        .order_by(deliveries.c.next_attempt_at)
-        .limit(1)
-        .with_for_update(skip_locked=True)
-        .scalar_subquery()
-    )
-    statement = (
-        update(deliveries)
-        .where(deliveries.c.id == due)
-        .values(claimed_until=now + lease, attempts=deliveries.c.attempts + 1)
-        .returning(
-            deliveries.c.id,
-            deliveries.c.url,
-            deliveries.c.event,
-            deliveries.c.body,
-            deliveries.c.attempts,
-        )
-    )
-    with db.write() as conn:
-        conn.execute(spent)
-        return conn.execute(statement).first()
+    values = {
+        "now": db.bind_time(now),
+        "until": db.bind_time(now + lease),
+        "max_attempts": max_attempts,
+    }
+    with db.transaction() as cursor:
+        cursor.execute(SPEND[db.dialect], values)
+        cursor.execute(CLAIM[db.dialect], values)
+        row = cursor.fetchone()
+    return Claimed(*row) if row else None
 
 
 def finish(db, delivery_id, error=None, retry_at=None):
     """Record an attempt: delivered when there is no error, else retried at retry_at or failed."""
-    values = {"claimed_until": None, "last_error": error}
-    if error is None:
-        values.update(status=DELIVERED, delivered_at=utcnow())
-    elif retry_at is not None:
-        values.update(next_attempt_at=retry_at)
-    else:
-        values.update(status=FAILED)
-    with db.write() as conn:
-        conn.execute(
-            update(deliveries)
-            .where(deliveries.c.id == delivery_id, deliveries.c.status == PENDING)
-            .values(values)
-        )
+    status = DELIVERED if error is None else PENDING if retry_at is not None else FAILED
+    values = {
+        "id": delivery_id,
+        "error": error,
+        "status": status,
+        "delivered_at": db.bind_time(utcnow() if error is None else None),
+        "retry_at": db.bind_time(retry_at),
+    }
+    with db.transaction() as cursor:
+        cursor.execute(FINISH[db.dialect], values)
 
 
 def summary(db):
     """Deliveries counted by status, and when the oldest pending one was created."""
-    counts = select(deliveries.c.status, func.count()).group_by(deliveries.c.status)
-    oldest = select(func.min(deliveries.c.created_at)).where(deliveries.c.status == PENDING)
-    with db.read() as conn:
-        by_status = dict(conn.execute(counts).all())
-        return {status: by_status.get(status, 0) for status in (PENDING, DELIVERED, FAILED)}, (
-            conn.execute(oldest).scalar_one()
-        )
+    with db.cursor() as cursor:
+        cursor.execute(COUNTS[db.dialect])
+        by_status = dict(cursor.fetchall())
+        cursor.execute(OLDEST[db.dialect])
+        oldest = db.read_time(cursor.fetchone()[0])
+    return {status: by_status.get(status, 0) for status in (PENDING, DELIVERED, FAILED)}, oldest
 
 
 def failed(db):
     """Every delivery that ran out of attempts, oldest first."""
-    query = (
-        select(deliveries.c.id, deliveries.c.url, deliveries.c.attempts, deliveries.c.last_error)
-        .where(deliveries.c.status == FAILED)
-        .order_by(deliveries.c.created_at)
-    )
-    with db.read() as conn:
-        return conn.execute(query).all()
+    with db.cursor() as cursor:
+        cursor.execute(FAILED_ROWS[db.dialect])
+        return [Failed(*row) for row in cursor.fetchall()]
 
 
 def retry_failed(db):
     """Make every failed delivery pending again with fresh attempts; how many there were."""
-    with db.write() as conn:
-        return conn.execute(
-            update(deliveries)
-            .where(deliveries.c.status == FAILED)
-            .values(status=PENDING, attempts=0, next_attempt_at=utcnow(), last_error=None)
-        ).rowcount
+    with db.transaction() as cursor:
+        cursor.execute(RETRY_FAILED[db.dialect], {"now": db.bind_time(utcnow())})
+        return cursor.rowcount

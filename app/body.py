@@ -1,0 +1,44 @@
+"""Reading a request body strictly: its framing, its size, its media type, and its JSON."""
+
+import json
+
+from flask import request
+from gunicorn.http.errors import ParseException
+from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
+
+
+def _no_constants(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _read():
+    try:
+        data = request.get_data(cache=False)
+        # Werkzeug cuts a chunked body at the limit without a word: look for one more byte.
+        too_large = (
+            request.content_length is None
+            and len(data) >= request.max_content_length
+            and request.environ["wsgi.input"].read(1)
+        )
+    except (ParseException, OSError):
+        # gunicorn raises these reading a malformed or cut-off chunked body.
+        raise BadRequest("The request body's chunked framing is malformed.") from None
+    if too_large:
+        raise RequestEntityTooLarge()
+    # gunicorn hands over what came before the client closed, however short of Content-Length.
+    if request.content_length is not None and len(data) < request.content_length:
+        raise BadRequest("The request body ended before its Content-Length.")
+    return data
+
+
+def json_object():
+    """The request body as strict UTF-8 JSON holding an object (a dict)."""
+    if request.mimetype != "application/json":
+        raise UnsupportedMediaType("Content-Type must be application/json.")
+    try:
+        data = json.loads(_read().decode("utf-8"), parse_constant=_no_constants)
+    except (ValueError, RecursionError):
+        raise BadRequest("The request body is not valid UTF-8 JSON.") from None
+    if not isinstance(data, dict):
+        raise BadRequest("The request body must be a JSON object.")
+    return data

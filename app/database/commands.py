@@ -1,0 +1,95 @@
+"""The database's commands: ``init-db``, and Alembic's under ``db``."""
+
+import click
+from alembic import command
+from alembic.util import CommandError
+from flask import current_app
+from flask.cli import with_appcontext
+
+from .. import cli
+from .migrate import (
+    UPGRADE_HINT,
+    alembic_config,
+    current_revisions,
+    downgrade,
+    schema_lock,
+    script_directory,
+    upgrade,
+)
+
+
+class _MigrationCommands(cli.Group):
+    # Alembic's errors (an unknown revision, a detected difference) are one line, not a traceback.
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except CommandError as error:
+            raise click.ClickException(str(error)) from None
+
+
+db_cli = _MigrationCommands("db", help="Schema migrations (Alembic).")
+
+
+def _db():
+    # Not database.get_db: this module is imported while the database package is.
+    return current_app.extensions["plantstore.db"]
+
+
+@click.command("init-db", cls=cli.Command)
+@with_appcontext
+def init_db_command():
+    """Bring the schema to the latest migration; the same as ``db upgrade``."""
+    upgrade(_db())
+    click.echo("Database schema is ready.")
+
+
+@db_cli.command("upgrade")
+@click.argument("revision", default="head")
+def upgrade_command(revision):
+    """Upgrade the schema to REVISION (default: head), adopting a 1.0 database."""
+    upgrade(_db(), revision)
+    click.echo(f"Database schema upgraded to {revision}.")
+
+
+@db_cli.command("downgrade")
+@click.argument("revision")
+def downgrade_command(revision):
+    """Downgrade the schema to REVISION ("base" drops every table)."""
+    downgrade(_db(), revision)
+    click.echo(f"Database schema downgraded to {revision}.")
+
+
+@db_cli.command("current")
+def current_command():
+    """Show the database's revision."""
+    # Read here rather than by command.current, which creates alembic_version when it is missing.
+    current = current_revisions(_db())
+    heads = script_directory().get_heads()
+    for revision in current:
+        click.echo(f"{revision} (head)" if revision in heads else revision)
+    if not current:
+        click.echo(f"no revision: {UPGRADE_HINT}")
+
+
+@db_cli.command("history")
+def history_command():
+    """List the revisions, newest first."""
+    command.history(alembic_config())
+
+
+@db_cli.command("revision")
+@click.option("-m", "--message", required=True, help="What the revision does.")
+@click.option(
+    "--autogenerate", is_flag=True, help="Compare the database with the service's tables."
+)
+def revision_command(message, autogenerate):
+    """Write a new revision into app/database/migrations/versions, to review before committing."""
+    with schema_lock(_db()) as conn:
+        command.revision(alembic_config(conn), message=message, autogenerate=autogenerate)
+
+
+@db_cli.command("check")
+def check_command():
+    """Fail when the service's tables and the head revision differ (a change without a revision)."""
+    with schema_lock(_db()) as conn:
+        command.check(alembic_config(conn))

@@ -1,0 +1,18 @@
+"""Alembic's environment: the connection migrate.py opened, and every table of the service."""
+
+from alembic import context
+
+from app.database.migrate import render_item
+from app.database.sql import metadata
+
+connection = context.config.attributes["connection"]
+context.configure(
+    connection=connection,
+    target_metadata=metadata,
+    # SQLite's ALTER TABLE cannot change a column: batch mode copies the table instead.
+    render_as_batch=connection.dialect.name == "sqlite",
+    render_item=render_item,
+    compare_server_default=True,
+)
+with context.begin_transaction():
+    context.run_migrations()

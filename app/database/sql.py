@@ -1,0 +1,49 @@
+"""What every table module shares: the MetaData, the time type, and SQL compiled per driver."""
+
+import datetime
+
+from sqlalchemy import DateTime, MetaData, TypeDecorator, text
+from sqlalchemy.dialects import sqlite
+from sqlalchemy.dialects.postgresql import psycopg
+
+# Every table of the service, wherever its feature defines it; Alembic compares with this.
+metadata = MetaData()
+
+DIALECTS = {"sqlite": sqlite.dialect(paramstyle="named"), "postgresql": psycopg.dialect()}
+
+
+class UTCDateTime(TypeDecorator):
+    """A point in time, written and read back as an aware datetime in UTC on both backends."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        """Store UTC: SQLite keeps the wall-clock digits and drops the zone."""
+        return value.astimezone(datetime.UTC) if value is not None else None
+
+    def process_result_value(self, value, dialect):
+        """SQLite gives back naive UTC; PostgreSQL answers in its session's time zone."""
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=datetime.UTC)
+        return value.astimezone(datetime.UTC)
+
+
+def driver_sql(statement, **compile_options):
+    """A statement (SQL with ``:name`` parameters, or Core) as each driver takes it.
+
+    Both drivers then take the values as a dict.
+    """
+    if isinstance(statement, str):
+        statement = text(statement)
+    return {
+        name: str(statement.compile(dialect=dialect, **compile_options))
+        for name, dialect in DIALECTS.items()
+    }
+
+
+def utcnow():
+    """The current time, in UTC."""
+    return datetime.datetime.now(datetime.UTC)

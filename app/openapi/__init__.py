@@ -1,0 +1,281 @@
+"""GET /openapi.json: the interface as an OpenAPI 3.1 document, built by walking app.url_map.
+
+Each operation is described once, where its route is (the ``apidoc`` decorators, the view's
+docstring, the marshmallow schemas that validate it); this module only assembles them.
+"""
+
+import inspect
+import re
+import sys
+
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+from flask import Blueprint, current_app, request
+from marshmallow import Schema
+
+from .. import openapi_webhooks
+from ..errors import ErrorSchema
+from ..plants.schemas import NewPlantSchema
+from . import apidoc
+
+bp = Blueprint("openapi", __name__)
+apidoc.tag(bp, "The interface itself: this document, and the page that renders it.")
+
+# Per error status: what it means, and a message the service really gives with it.
+ERRORS = {
+    400: (
+        "The request is malformed: the message names every offending field.",
+        "id: Missing data for required field.",
+    ),
+    401: (
+        "No bearer token, or one that is unknown, revoked or expired.",
+        "A bearer token is required.",
+    ),
+    403: ("The token is read-only.", "This token is read-only."),
+    404: (
+        "No such resource: an unknown path, or no plant with this id.",
+        "There is no plant with this id.",
+    ),
+    405: (
+        "The path does not take this method; the Allow header lists those it takes.",
+        "method not allowed",
+    ),
+    409: (
+        "A different plant with this id already exists.",
+        "A different plant with id 1 already exists.",
+    ),
+    413: ("The request body is larger than the limit.", "request entity too large"),
+    415: ("The request body is not application/json.", "Content-Type must be application/json."),
+    429: (
+        "Past the rate limit of the token, or, for a request that fails authentication, of its "
+        "address; the request had no effect. Retry-After says when to try again.",
+        "Too many requests: the limit is 100 per 1 second.",
+    ),
+    500: (
+        "An unexpected fault; the log has its details under the request id.",
+        "internal server error",
+    ),
+    503: (
+        "The database does not answer in time, or its schema is missing or behind.",
+        "database unavailable",
+    ),
+}
+ERROR_HEADERS = {
+    401: {"WWW-Authenticate": 'The Bearer challenge; error="invalid_token" for a refused token'},
+    405: {"Allow": "The methods this path takes"},
+}
+# Headers declared once, under components, and referred to by name.
+HEADERS = {
+    "Retry-After": "Whole seconds to wait before trying again, at least 1: on a 429, and on a "
+    "503 from the rate limit store.",
+    "X-RateLimit-Limit": "While a rate limit applies: the requests it allows in its window "
+    "(of the limit closest to refusing).",
+    "X-RateLimit-Remaining": "While a rate limit applies: the requests it still allows now.",
+    "X-RateLimit-Reset": "While a rate limit applies: when a request is allowed again, in Unix "
+    "time (seconds).",
+}
+RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+# Routing answers these before the token is counted.
+UNCOUNTED = {405}
+STORE_UNAVAILABLE = " Or the rate limit store does not, with PLANTSTORE_RATE_LIMIT_FAIL=closed."
+# Routing and the one error handler can answer any request with these.
+EVERY_OPERATION = {404, 405, 500}
+CONVERTER = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
+
+
+def build_spec(app):
+    """The OpenAPI document of every route of app that is not hidden, and of the webhook."""
+    spec = _new_spec()
+    routes = [
+        (rule, app.view_functions[rule.endpoint])
+        for rule in sorted(app.url_map.iter_rules(), key=lambda rule: rule.rule)
+        if not apidoc.operation_of(app.view_functions[rule.endpoint]).hidden
+    ]
+    _register_schemas(spec, [apidoc.operation_of(view) for _, view in routes])
+    tags, referred = {}, set()
+    for rule, view in routes:
+        tag = rule.endpoint.rpartition(".")[0] or "service"
+        if tag not in tags:
+            tags[tag] = apidoc.tag_description(tag) or _module_summary(view, tag)
+        path, operation = _path_and_operation(rule, view, tag, referred)
+        methods = sorted(rule.methods - {"HEAD", "OPTIONS"})
+        operations = {method.lower(): dict(operation) for method in methods}
+        if len(methods) > 1:  # one view, several operations: each needs its own id
+            for method, each in operations.items():
+                each["operationId"] += method.title()
+        spec.path(path=path, operations=operations)
+    for status in sorted(referred):
+        spec.components.response(str(status), _error_response(status))
+    for name, description in sorted(tags.items()):
+        spec.tag({"name": name, "description": description})
+    return {**spec.to_dict(), "webhooks": openapi_webhooks.webhooks()}
+
+
+def _new_spec():
+    spec = APISpec(
+        title="Plant Store",
+        version="1.0.0",
+        openapi_version="3.1.0",
+        plugins=[MarshmallowPlugin()],
+        info={
+            "description": "A plant store: create, list, read and delete plants, and hear of "
+            "each new plant through a signed webhook.",
+            "contact": {"name": "Plant Store maintainers"},
+            "license": {"name": "MIT", "url": "https://opensource.org/licenses/MIT"},
+        },
+        security=[{"bearerAuth": []}],
+    )
+    spec.components.security_scheme(
+        "bearerAuth",
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A token made by `flask --app wsgi tokens create`, or one of "
+            "PLANTSTORE_API_TOKENS.",
+        },
+    )
+    for name, description in HEADERS.items():
+        schema = {"type": "integer", "minimum": 0}
+        spec.components.header(name, {"description": description, "schema": schema})
+    return spec
+
+
+def _error_response(status, limited=False):
+    """The Error answer of status; limited: of a rate-limited operation, with its headers."""
+    description, message = ERRORS[status]
+    if limited and status == 503:
+        description += STORE_UNAVAILABLE
+    content = {"schema": "Error", "example": {"error": status, "message": message}}
+    response = {"description": description, "content": {"application/json": content}}
+    headers = {
+        name: {"description": text, "schema": {"type": "string"}}
+        for name, text in ERROR_HEADERS.get(status, {}).items()
+    }
+    if limited and status not in UNCOUNTED:
+        headers.update(_header_refs(RATE_LIMIT_HEADERS))
+    if limited and status in (429, 503):
+        headers.update(_header_refs(["Retry-After"]))
+    if headers:
+        response["headers"] = headers
+    return response
+
+
+def _header_refs(names):
+    return {name: {"$ref": f"#/components/headers/{name}"} for name in names}
+
+
+def _register_schemas(spec, operations):
+    # NewPlant is the webhook's body and Error every error's, whatever the routes declare.
+    schemas = [ErrorSchema, NewPlantSchema]
+    for op in operations:
+        schemas.append(op.body)
+        schemas.extend(answer["schema"] for answer in op.responses.values())
+    classes = {
+        schema if isinstance(schema, type) else type(schema)
+        for schema in schemas
+        if isinstance(schema, (type, Schema))
+    }
+    for schema in sorted(classes, key=lambda cls: cls.__name__):
+        name = schema.__name__.removesuffix("Schema")
+        spec.components.schema(name, {"examples": [apidoc.example(schema)]}, schema=schema)
+
+
+def _module_summary(view, fallback):
+    return (inspect.getdoc(sys.modules[view.__module__]) or fallback).splitlines()[0]
+
+
+def _path_and_operation(rule, view, tag, referred):
+    op = apidoc.operation_of(view)
+    summary, _, description = (inspect.getdoc(view) or view.__name__).partition("\n")
+    first, *rest = view.__name__.split("_")
+    path, parameters = _path(rule, op)
+    if "query" in op.arguments:
+        parameters.append({"in": "query", "schema": op.arguments["query"]})
+    operation = {
+        "tags": [tag],
+        "summary": summary,
+        "description": description.strip() or summary,
+        "operationId": first + "".join(word.title() for word in rest),
+        "responses": _responses(op, referred),
+    }
+    if parameters:
+        operation["parameters"] = parameters
+    if op.body is not None:
+        content = {"schema": op.body, "example": apidoc.example(op.body)}
+        operation["requestBody"] = {"required": True, "content": {"application/json": content}}
+    if op.public:
+        operation["security"] = []
+    return path, operation
+
+
+def _path(rule, op):
+    """The rule as an OpenAPI path, and its path parameters."""
+    names = CONVERTER.findall(rule.rule)
+    schema = op.arguments.get("path")
+    if schema is None:
+        parameters = [
+            {"in": "path", "name": name, "required": True, "schema": {"type": "string"}}
+            for name in names
+        ]
+        return CONVERTER.sub(r"{\1}", rule.rule), parameters
+    # The document names the path parameters as the schema that loads them does.
+    fields = iter([field.data_key or name for name, field in schema().fields.items()])
+    if len(schema().fields) != len(names):
+        raise ValueError(f"{rule.rule}: {schema.__name__} needs one field per path variable")
+    return CONVERTER.sub(lambda _: "{" + next(fields) + "}", rule.rule), [
+        {"in": "path", "schema": schema}
+    ]
+
+
+def _responses(op, referred):
+    """The operation's answers; its errors refer to components (added to referred), except on
+    an operation that needs a token: its answers carry the rate limit headers, so each is its own.
+    """
+    limited = not op.public
+    statuses = set(EVERY_OPERATION) | op.errors
+    if limited:
+        statuses |= {401, 503, 429}  # the token is looked up in the database, and counted
+    if op.body is not None:
+        statuses |= {400, 413, 415}
+    if op.arguments:
+        statuses.add(400)
+    if not limited:
+        referred.update(statuses)
+    responses = {
+        str(status): _error_response(status, limited=True)
+        if limited
+        else {"$ref": f"#/components/responses/{status}"}
+        for status in statuses
+    }
+    for status, answer in (op.responses or {200: {"description": "Success"}}).items():
+        responses[str(status)] = {"description": answer["description"]}
+        headers = dict(answer.get("headers") or {})
+        if limited:
+            headers.update(_header_refs(RATE_LIMIT_HEADERS))
+        if headers:
+            responses[str(status)]["headers"] = headers
+        if answer.get("schema") is not None:
+            responses[str(status)]["content"] = {"application/json": {"schema": answer["schema"]}}
+    return dict(sorted(responses.items()))
+
+
+@bp.get("/openapi.json")
+@apidoc.public
+@apidoc.response(
+    200, "This document, its servers set to the URL it was served from.", {"type": "object"}
+)
+def openapi_document():
+    """This OpenAPI document.
+
+    The interface of the service: every operation with every status it can answer, the
+    schemas of the bodies with the limits the service enforces, and the webhook.
+    """
+    document = current_app.extensions.get("plantstore.openapi")
+    if document is None:
+        document = current_app.extensions["plantstore.openapi"] = build_spec(current_app)
+    return {**document, "servers": [{"url": request.url_root.rstrip("/")}]}
+
+
+def init_app(app):
+    """Serve the document; it is built from app.url_map on the first request, all routes known."""
+    app.register_blueprint(bp)

@@ -1,0 +1,164 @@
+"""Decorators that describe an operation once, where its route is, and do what they describe.
+
+``body`` and ``arguments`` load the request's body, query or path with their schema and hand the
+loaded values to the view; ``response`` dumps what the view returns with its schema. Each also
+annotates the view, and ``openapi`` reads the annotations while walking ``app.url_map``. A route
+with no annotation is still documented, from its docstring; ``hidden`` leaves one out.
+
+Put the authentication decorator above ``body``: a request is authenticated before its body is
+read.
+"""
+
+import functools
+from dataclasses import dataclass, field
+
+from flask import request
+from marshmallow import Schema, ValidationError
+
+from .. import body as request_body
+
+# Blueprint name -> tag description, filled by tag() as each blueprint module is imported.
+_TAGS = {}
+
+
+@dataclass
+class Operation:
+    """What the decorators said about one view."""
+
+    hidden: bool = False
+    public: bool = False
+    body: type | None = None
+    arguments: dict = field(default_factory=dict)
+    responses: dict = field(default_factory=dict)
+    errors: set = field(default_factory=set)
+
+
+def example(schema):
+    """An instance of a marshmallow Schema class made of its fields' first examples."""
+    return {
+        declared.data_key or name: declared.metadata["examples"][0]
+        for name, declared in schema().fields.items()
+        if "examples" in declared.metadata
+    }
+
+
+def operation_of(view):
+    """The annotations of view, empty if it has none."""
+    return getattr(view, "_apidoc", None) or Operation()
+
+
+def _annotate(view, change):
+    # functools.wraps copies __dict__: a wrapper and its view share one Operation.
+    if "_apidoc" not in view.__dict__:
+        view._apidoc = Operation()
+    change(view._apidoc)
+    return view
+
+
+def tag(blueprint, description):
+    """Describe the tag under which the operations of blueprint are listed; return blueprint."""
+    _TAGS[blueprint.name] = description
+    return blueprint
+
+
+def tag_description(name):
+    """The description given to tag() for a blueprint name, or None."""
+    return _TAGS.get(name)
+
+
+def hidden(view):
+    """Leave this route out of the document (pages and assets for people, not for clients)."""
+    return _annotate(view, lambda op: setattr(op, "hidden", True))
+
+
+def public(view):
+    """Document this operation as needing no token."""
+    return _annotate(view, lambda op: setattr(op, "public", True))
+
+
+def body(schema):
+    """Load the JSON request body with schema (a Schema class); the view gets it last."""
+    loader = schema()
+
+    def decorator(view):
+        @functools.wraps(view)
+        def with_body(*args, **kwargs):
+            return view(*args, loader.load(request_body.json_object()), **kwargs)
+
+        return _annotate(with_body, lambda op: setattr(op, "body", schema))
+
+    return decorator
+
+
+def arguments(schema, location):
+    """Load the query ("query") or the path variables ("path") with schema (a Schema class).
+
+    The loaded query is the view's last positional argument; path variables, named in the rule
+    as the schema's fields, are the view's keyword arguments, loaded.
+    """
+    loader = schema()
+
+    def decorator(view):
+        if location == "path":
+            wrapper = _loading_path(view, loader)
+        else:
+
+            @functools.wraps(view)
+            def wrapper(*args, **kwargs):
+                return view(*args, loader.load(request.args), **kwargs)
+
+        return _annotate(wrapper, lambda op: op.arguments.__setitem__(location, schema))
+
+    return decorator
+
+
+def _loading_path(view, loader):
+    # Each variable is one field, deserialized alone: a whole load costs as much again. A
+    # variable is named in the rule as the field is in the schema, in messages by its data_key.
+    fields = loader.fields
+
+    @functools.wraps(view)
+    def with_path(*args, **variables):
+        loaded = {}
+        for name, value in variables.items():
+            declared = fields[name]
+            try:
+                loaded[name] = declared.deserialize(value)
+            except ValidationError as error:
+                raise ValidationError({declared.data_key or name: error.messages}) from None
+        return view(*args, **loaded)
+
+    return with_path
+
+
+def response(status, description, schema=None, headers=None):
+    """A success answer: its status, description, body schema (None: no body) and headers.
+
+    A marshmallow schema (a class, or an instance such as ``Schema(many=True)``) dumps what the
+    view returns, or the first item of a (body, headers) tuple; a JSON Schema dict only documents.
+    """
+    answer = {"description": description, "schema": schema, "headers": headers or {}}
+    dumper = schema() if isinstance(schema, type) else schema
+
+    def decorator(view):
+        if isinstance(dumper, Schema):
+            view = _dumping(view, dumper)
+        return _annotate(view, lambda op: op.responses.__setitem__(status, answer))
+
+    return decorator
+
+
+def _dumping(view, dumper):
+    @functools.wraps(view)
+    def with_dump(*args, **kwargs):
+        result = view(*args, **kwargs)
+        if isinstance(result, tuple):
+            return (dumper.dump(result[0]), *result[1:])
+        return dumper.dump(result)
+
+    return with_dump
+
+
+def errors(*statuses):
+    """Error statuses of this operation beyond those the other annotations imply."""
+    return lambda view: _annotate(view, lambda op: op.errors.update(statuses))

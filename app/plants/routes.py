@@ -1,0 +1,98 @@
+"""The /plants blueprint: each operation described once, by decorators that load and dump."""
+
+from flask import Blueprint, Response, url_for
+from werkzeug.exceptions import Conflict, NotFound
+
+from .. import metrics, webhooks
+from ..database import get_db
+from ..openapi import apidoc
+from ..tokens.auth import READ_WRITE, auth
+from . import store
+from .schemas import ListQuerySchema, NewPlantSchema, PlantIdSchema, PlantSchema, StoredPlantSchema
+
+bp = apidoc.tag(
+    Blueprint("plants", __name__, url_prefix="/plants"),
+    "The plants in the store: create, list, read and delete them.",
+)
+
+NEXT_PAGE = {
+    "description": 'When more plants remain, `<URL of the next page>; rel="next"`; '
+    "absent on the last page.",
+    "schema": {"type": "string"},
+    "example": '<https://plants.example/plants?limit=2&after=2>; rel="next"',
+}
+
+
+@bp.post("")
+@auth.login_required(role=READ_WRITE)
+@apidoc.response(200, "The plant, without its id", PlantSchema)
+@apidoc.errors(403, 409)
+@apidoc.body(NewPlantSchema)
+def create_plant(plant):
+    """Create a plant; a retry with the same content is answered the same.
+
+    Needs a read-write token. A new id stores the plant and announces it to the webhook's
+    receivers. The same id again with the same name and tag is answered 200 again, so a
+    client may retry safely; with another name or tag it is a 409 and nothing changes.
+    Unknown keys in the body are ignored.
+    """
+    outcome, stored = store.create(get_db(), plant, webhooks.outbox_rows(plant))
+    if outcome is store.Outcome.CREATED:
+        metrics.plant_created()
+    if outcome is store.Outcome.CONFLICT:
+        raise Conflict(f"A different plant with id {stored['id']} already exists.")
+    return stored
+
+
+@bp.get("")
+@auth.login_required
+@apidoc.response(200, "A page of plants", StoredPlantSchema(many=True), {"Link": NEXT_PAGE})
+@apidoc.arguments(ListQuerySchema, "query")
+def list_plants(query):
+    """List plants by ascending id, a page at a time.
+
+    At most `limit` plants whose id is above `after`. Follow the `Link` header's `rel="next"`
+    URL until there is none: plants created or deleted meanwhile never make a page skip or
+    repeat one.
+    """
+    page, more = store.page(get_db(), query.get("after"), query["limit"])
+    headers = {}
+    if more:
+        next_page = url_for(
+            ".list_plants", limit=query["limit"], after=page[-1]["id"], _external=True
+        )
+        headers["Link"] = f'<{next_page}>; rel="next"'
+    return page, headers
+
+
+@bp.get("/<plant_id>")
+@auth.login_required
+@apidoc.response(200, "The plant", StoredPlantSchema)
+@apidoc.arguments(PlantIdSchema, "path")
+def get_plant(plant_id):
+    """Read one plant.
+
+    The plant with this id, the id included; 404 when there is none.
+    """
+    plant = store.get(get_db(), plant_id)
+    if plant is None:
+        raise NotFound("There is no plant with this id.")
+    return plant
+
+
+@bp.delete("/<plant_id>")
+@auth.login_required(role=READ_WRITE)
+@apidoc.response(204, "Deleted; there is no body")
+@apidoc.errors(403)
+@apidoc.arguments(PlantIdSchema, "path")
+def delete_plant(plant_id):
+    """Delete one plant.
+
+    Needs a read-write token. The deletion is final: the id is free again for a new plant.
+    404 when there is no plant with this id.
+    """
+    if not store.delete(get_db(), plant_id):
+        raise NotFound("There is no plant with this id.")
+    response = Response(status=204)
+    del response.headers["Content-Type"]  # there is no body to describe
+    return response

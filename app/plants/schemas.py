@@ -1,0 +1,110 @@
+"""The JSON shapes of plants: what a create takes and answers, what reads answer, and the ids."""
+
+import re
+
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, missing, validate
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+TEXT_MAX = 255
+INT64_RANGE = validate.Range(min=INT64_MIN, max=INT64_MAX)
+
+
+def _clean_text(value):
+    if "\x00" in value:
+        raise ValidationError("Must not contain a NUL character.")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError("Must not contain an unpaired surrogate.") from None
+
+
+class OptionalString(fields.String):
+    """A string that is left out of the output, rather than written as null, when it is None."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return missing if value is None else super()._serialize(value, attr, obj, **kwargs)
+
+
+class PlantSchema(Schema):
+    """Plant: what a create answers, never with the id."""
+
+    name = fields.String(
+        required=True,
+        validate=[validate.Length(min=1, max=TEXT_MAX), _clean_text],
+        metadata={"description": "The name of the plant", "examples": ["Monstera"]},
+    )
+    tag = OptionalString(
+        validate=[validate.Length(max=TEXT_MAX), _clean_text],
+        metadata={
+            "description": "A tag that specifies the type of the plant",
+            "examples": ["tropical"],
+        },
+    )
+
+
+class NewPlantSchema(PlantSchema):
+    """NewPlant: the body of a create; unknown keys are dropped."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    id = fields.Integer(
+        required=True,
+        strict=True,
+        validate=INT64_RANGE,
+        metadata={
+            "format": "int64",
+            # JSON Schema 2020-12 counts 1.0 as an integer; the service does not.
+            "description": "Identification number of the plant: a JSON integer written "
+            "without a fraction or exponent (1.0 is refused)",
+            "examples": [1],
+        },
+    )
+
+
+class StoredPlantSchema(NewPlantSchema):
+    """StoredPlant: what the GET endpoints answer, the id included."""
+
+
+class IntegerLiteral(fields.Integer):
+    """An integer written in a URL as decimal digits with an optional minus sign."""
+
+    LITERAL = re.compile(r"-?[0-9]{1,19}")
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, str) or not self.LITERAL.fullmatch(value):
+            raise self.make_error("invalid")
+        return super()._deserialize(int(value), attr, data, **kwargs)
+
+
+class PlantIdSchema(Schema):
+    """The {id} of /plants/{id}."""
+
+    plant_id = IntegerLiteral(
+        data_key="id",
+        required=True,
+        validate=INT64_RANGE,
+        metadata={"format": "int64", "description": "The id of the plant", "examples": [1]},
+    )
+
+
+class ListQuerySchema(Schema):
+    """The query of GET /plants: a page of at most limit plants with ids above after.
+
+    Unknown parameters are refused, so a typo such as ``limt`` is not silently ignored.
+    """
+
+    limit = IntegerLiteral(
+        load_default=100,
+        validate=validate.Range(min=1, max=1000),
+        metadata={"description": "Most plants in one page", "default": 100, "examples": [2]},
+    )
+    after = IntegerLiteral(
+        validate=INT64_RANGE,
+        metadata={
+            "format": "int64",
+            "description": "Only plants with a larger id",
+            "examples": [1],
+        },
+    )

@@ -1,0 +1,93 @@
+"""The plants table and its SQL: the service's hot path."""
+
+import enum
+
+from sqlalchemy import BigInteger, Column, String, Table, func
+
+from ..database import driver_sql, metadata
+from ..database.sql import UTCDateTime
+from ..store import deliveries
+
+plants = Table(
+    "plants",
+    metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=False),
+    Column("name", String(255), nullable=False),
+    Column("tag", String(255)),
+    Column("created_at", UTCDateTime, nullable=False, server_default=func.now()),
+)
+
+
+class Outcome(enum.Enum):
+    """What a create did."""
+
+    CREATED = "created"
+    REPLAYED = "replayed"
+    CONFLICT = "conflict"
+
+
+# RETURNING tells whether the row went in: psycopg reports no rowcount for ON CONFLICT.
+INSERT = driver_sql(
+    "INSERT INTO plants (id, name, tag) VALUES (:id, :name, :tag) "
+    "ON CONFLICT (id) DO NOTHING RETURNING id"
+)
+SELECT_ONE = driver_sql("SELECT id, name, tag FROM plants WHERE id = :id")
+SELECT_PAGE = driver_sql("SELECT id, name, tag FROM plants ORDER BY id LIMIT :limit")
+SELECT_PAGE_AFTER = driver_sql(
+    "SELECT id, name, tag FROM plants WHERE id > :after ORDER BY id LIMIT :limit"
+)
+DELETE = driver_sql("DELETE FROM plants WHERE id = :id")
+
+
+def create(db, plant, outbox=()):
+    """Store plant unless its id exists; compare with the stored one if it does.
+
+    The outbox rows (webhook deliveries) are written in the same transaction, and only when the
+    plant is new: both are kept, or neither.
+    """
+    values = {"id": plant["id"], "name": plant["name"], "tag": plant.get("tag")}
+    while True:
+        with db.transaction() as cursor:
+            cursor.execute(INSERT[db.dialect], values)
+            if cursor.fetchall():
+                if outbox:
+                    deliveries.enqueue(db, cursor, outbox)
+                return Outcome.CREATED, values
+            # The conflicting row is committed: PostgreSQL waited for it, SQLite holds the lock.
+            cursor.execute(SELECT_ONE[db.dialect], values)
+            stored = cursor.fetchone()
+        if stored is None:
+            continue  # deleted between the insert and the read: try the insert again
+        stored = _plant(stored)
+        if (stored["name"], stored["tag"]) == (values["name"], values["tag"]):
+            return Outcome.REPLAYED, stored
+        return Outcome.CONFLICT, stored
+
+
+def _plant(row):
+    plant_id, name, tag = row
+    return {"id": plant_id, "name": name, "tag": tag}
+
+
+def get(db, plant_id):
+    """The stored plant with this id, or None."""
+    with db.cursor() as cursor:
+        cursor.execute(SELECT_ONE[db.dialect], {"id": plant_id})
+        row = cursor.fetchone()
+    return _plant(row) if row else None
+
+
+def page(db, after, limit):
+    """Up to limit plants with ids above after (all when None), by id; and whether more remain."""
+    query = SELECT_PAGE if after is None else SELECT_PAGE_AFTER
+    with db.cursor() as cursor:
+        cursor.execute(query[db.dialect], {"limit": limit + 1, "after": after})
+        rows = [_plant(row) for row in cursor.fetchall()]
+    return rows[:limit], len(rows) > limit
+
+
+def delete(db, plant_id):
+    """Delete the plant with this id; False if there was none."""
+    with db.transaction() as cursor:
+        cursor.execute(DELETE[db.dialect], {"id": plant_id})
+        return cursor.rowcount == 1

@@ -1,0 +1,266 @@
+"""GET /openapi.json: its content, two linters' verdict, and schemathesis against the service."""
+
+import json
+import os
+import subprocess
+
+import hypothesis
+import pytest
+import schemathesis
+from openapi_spec_validator import validate
+
+from app import create_app
+from app.openapi import RATE_LIMIT_HEADERS
+from helpers import TOKEN
+from liveserver import ROOT
+
+FORWARDED = {
+    "X-Forwarded-Proto": "https",
+    "X-Forwarded-Host": "shop.example",
+    "X-Forwarded-Prefix": "/store",
+}
+
+api = schemathesis.pytest.from_fixture("api_schema")
+
+
+@pytest.fixture
+def api_schema(app):
+    """The service's own document, loaded by schemathesis against the WSGI app."""
+    schema = schemathesis.openapi.from_wsgi("/openapi.json", app)
+
+    @schema.hook
+    def map_body(context, body):
+        # JSON Schema 2020-12 counts 2.0 as an integer; the contract refuses it (test_create).
+        if isinstance(body, dict) and isinstance(body.get("id"), float) and body["id"].is_integer():
+            return {**body, "id": int(body["id"])}
+        return body
+
+    return schema
+
+
+def test_document_is_valid_openapi_3_1(client):
+    response = client.get("/openapi.json")
+    assert response.status_code == 200
+    document = response.get_json()
+    validate(document)
+    assert document["openapi"] == "3.1.0"
+    assert document["info"]["version"] == "1.0.0"
+    assert document["info"]["license"]["name"] == "MIT"
+    assert document["info"]["contact"]
+    assert document["security"] == [{"bearerAuth": []}]
+    scheme = document["components"]["securitySchemes"]["bearerAuth"]
+    assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
+
+
+def test_document_carries_the_limits_the_service_enforces(client):
+    document = client.get("/openapi.json").get_json()
+    schemas = document["components"]["schemas"]
+    assert set(schemas) == {"Plant", "NewPlant", "StoredPlant", "Error"}
+    new_plant = schemas["NewPlant"]
+    assert new_plant["required"] == ["id", "name"]
+    assert new_plant["properties"]["id"]["format"] == "int64"
+    assert new_plant["properties"]["id"]["minimum"] == -(2**63)
+    assert new_plant["properties"]["id"]["maximum"] == 2**63 - 1
+    assert new_plant["properties"]["name"]["minLength"] == 1
+    assert new_plant["properties"]["name"]["maxLength"] == 255
+    assert new_plant["properties"]["tag"]["maxLength"] == 255
+    assert "id" not in schemas["Plant"]["properties"]
+    assert schemas["Plant"]["additionalProperties"] is False
+    assert schemas["Error"]["required"] == ["error", "message"]
+    limit = document["paths"]["/plants"]["get"]["parameters"][0]
+    assert (limit["name"], limit["schema"]["minimum"], limit["schema"]["maximum"]) == (
+        "limit",
+        1,
+        1000,
+    )
+
+
+def test_webhook_posts_a_new_plant_with_its_signature_headers(client):
+    webhooks = client.get("/openapi.json").get_json()["webhooks"]
+    assert list(webhooks) == ["plant.created"]
+    post = webhooks["plant.created"]["post"]
+    body = post["requestBody"]["content"]["application/json"]
+    assert body["schema"] == {"$ref": "#/components/schemas/NewPlant"}
+    assert {param["name"]: (param["in"], param["required"]) for param in post["parameters"]} == {
+        "X-Plantstore-Event": ("header", True),
+        "X-Plantstore-Delivery": ("header", True),
+        "X-Plantstore-Signature": ("header", True),
+    }
+    assert "2XX" in post["responses"]
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "statuses"),
+    [
+        ("/plants", "post", {200, 400, 401, 403, 404, 405, 409, 413, 415, 429, 500, 503}),
+        ("/plants", "get", {200, 400, 401, 404, 405, 429, 500, 503}),
+        ("/plants/{id}", "get", {200, 400, 401, 404, 405, 429, 500, 503}),
+        ("/plants/{id}", "delete", {204, 400, 401, 403, 404, 405, 429, 500, 503}),
+        ("/healthz", "get", {200, 404, 405, 500, 503}),
+        ("/openapi.json", "get", {200, 404, 405, 500}),
+    ],
+)
+def test_every_status_an_operation_gives_is_documented(client, path, method, statuses):
+    document = client.get("/openapi.json").get_json()
+    responses = document["paths"][path][method]["responses"]
+    assert set(responses) == {str(status) for status in statuses}
+    for status in statuses - {200, 204}:
+        response = responses[str(status)]
+        if path.startswith("/plants"):  # rate limited: each answer declares the headers
+            assert {*RATE_LIMIT_HEADERS, "Retry-After"} & set(response["headers"]) == (
+                set(RATE_LIMIT_HEADERS) if status != 405 else set()
+            ) | ({"Retry-After"} if status in (429, 503) else set())
+        else:
+            assert response == {"$ref": f"#/components/responses/{status}"}
+            response = document["components"]["responses"][str(status)]
+        error = response["content"]["application/json"]
+        assert error["schema"] == {"$ref": "#/components/schemas/Error"}
+        assert error["example"]["error"] == status
+
+
+@pytest.mark.parametrize(("path", "method"), [("/plants", "post"), ("/plants/{id}", "delete")])
+def test_rate_limit_headers_are_declared_on_every_answer_of_a_plants_operation(
+    client, path, method
+):
+    document = client.get("/openapi.json").get_json()
+    success = document["paths"][path][method]["responses"]["200" if method == "post" else "204"]
+    refs = {name: {"$ref": f"#/components/headers/{name}"} for name in RATE_LIMIT_HEADERS}
+    assert success["headers"] == refs
+    for name in (*RATE_LIMIT_HEADERS, "Retry-After"):
+        assert document["components"]["headers"][name]["schema"]["type"] == "integer"
+
+
+def test_every_operation_has_a_declared_tag_a_description_and_an_id(client):
+    document = client.get("/openapi.json").get_json()
+    tags = {tag["name"]: tag["description"] for tag in document["tags"]}
+    assert {"plants", "health", "openapi"} <= set(tags) and all(tags.values())
+    operations = [op for item in document["paths"].values() for op in item.values()]
+    for operation in operations:
+        assert len(operation["tags"]) == 1 and operation["tags"][0] in tags
+        assert operation["summary"] and operation["description"]
+    assert len({operation["operationId"] for operation in operations}) == len(operations)
+
+
+def test_every_schema_and_request_body_has_an_example(client):
+    document = client.get("/openapi.json").get_json()
+    for schema in document["components"]["schemas"].values():
+        (example,) = schema["examples"]
+        assert set(example) == set(schema["properties"])
+    body = document["paths"]["/plants"]["post"]["requestBody"]["content"]["application/json"]
+    assert body["example"] == {"id": 1, "name": "Monstera", "tag": "tropical"}
+
+
+def test_paging_link_header_is_described(client):
+    document = client.get("/openapi.json").get_json()
+    link = document["paths"]["/plants"]["get"]["responses"]["200"]["headers"]["Link"]
+    assert 'rel="next"' in link["description"]
+
+
+@pytest.mark.parametrize(
+    ("settings", "headers", "server"),
+    [
+        ({}, {}, "http://localhost"),
+        ({}, FORWARDED, "http://localhost"),
+        ({"TRUSTED_PROXIES": 1}, FORWARDED, "https://shop.example/store"),
+    ],
+)
+def test_servers_is_the_url_the_document_was_served_from(make_app, settings, headers, server):
+    client = make_app(**settings).test_client()
+    document = client.get("/openapi.json", headers=headers).get_json()
+    assert document["servers"] == [{"url": server}]
+
+
+def test_a_route_without_annotations_is_documented_from_its_docstring(make_app):
+    app = make_app()
+
+    @app.get("/extra/<name>")
+    def say_hello(name):
+        """Say hello.
+
+        Longer words.
+        """
+        return {"hello": name}
+
+    @app.route("/extra", methods=["GET", "PUT"])
+    def extra():
+        """Two methods, one view."""
+        return {}
+
+    document = app.test_client().get("/openapi.json").get_json()
+    twice = document["paths"]["/extra"]
+    assert (twice["get"]["operationId"], twice["put"]["operationId"]) == ("extraGet", "extraPut")
+    operation = document["paths"]["/extra/{name}"]["get"]
+    assert (operation["summary"], operation["description"]) == ("Say hello.", "Longer words.")
+    assert operation["operationId"] == "sayHello"
+    assert operation["tags"] == ["service"]
+    assert operation["parameters"][0]["name"] == "name"
+    assert set(operation["responses"]) == {"200", "401", "404", "405", "429", "500", "503"}
+
+
+def test_document_needs_no_token_and_is_not_cached_as_private(client):
+    response = client.get("/openapi.json")
+    assert response.status_code == 200
+    assert "Cache-Control" not in response.headers
+
+
+@pytest.fixture
+def served_document(tmp_path):
+    """The document as a file, served under a real-looking host (linters flag localhost)."""
+    app = create_app({"TESTING": True, "DATABASE_URL": f"sqlite:///{tmp_path / 'unused.sqlite'}"})
+    path = tmp_path / "openapi.json"
+    response = app.test_client().get("/openapi.json", base_url="https://plants.example.org")
+    path.write_bytes(response.get_data())
+    return path
+
+
+def npm_tool(name):
+    """The path of an npm linter that `make test` installs, or a skip saying so."""
+    path = ROOT / ".venv" / "npm" / "node_modules" / ".bin" / name
+    if not path.exists():
+        pytest.skip(f"{name} is not installed: `make test` installs it")
+    return path
+
+
+def test_redocly_recommended_rules_find_nothing(served_document):
+    result = subprocess.run(
+        [npm_tool("redocly"), "lint", "--extends=recommended", "--format=json", served_document],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "REDOCLY_TELEMETRY": "off", "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true"},
+        timeout=120,
+    )
+    report = json.loads(result.stdout)
+    assert report["totals"] == {"errors": 0, "warnings": 0, "ignored": 0}, report["problems"]
+    assert result.returncode == 0
+
+
+def test_spectral_oas_rules_find_nothing(served_document, tmp_path):
+    ruleset = tmp_path / ".spectral.yaml"
+    ruleset.write_text('extends: ["spectral:oas"]\n')
+    result = subprocess.run(
+        [
+            npm_tool("spectral"),
+            "lint",
+            "--quiet",
+            "--format=json",
+            "--ruleset",
+            ruleset,
+            served_document,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert json.loads(result.stdout) == []
+    assert result.returncode == 0
+
+
+@api.parametrize()
+@hypothesis.settings(
+    max_examples=25,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=list(hypothesis.HealthCheck),
+)
+def test_service_conforms_to_its_document(case):
+    case.call_and_validate(headers={"Authorization": f"Bearer {TOKEN}"})
