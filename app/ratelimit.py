@@ -1,9 +1,10 @@
 """Rate limits: one bucket per token, one per address for refused requests (``limits``).
 
 Nothing here is attached unless PLANTSTORE_RATE_LIMIT or PLANTSTORE_RATE_LIMIT_UNAUTHENTICATED
-is set. app/auth.py calls the checks once the token is looked up and before the view runs, so a
-refused request has no effect. flask-limiter's request path is not used: its hooks run on every
-request, exempt paths included, and cost more than the whole budget of a limit (README).
+is set. app/tokens/auth.py calls the checks once the token is looked up and before the view
+runs, so a refused request has no effect. flask-limiter's request path is not used: its hooks
+run on every request, exempt paths included, and cost more than the whole budget of a limit
+(README, "Rate limits").
 """
 
 import math
@@ -21,9 +22,9 @@ EXTENSION = "plantstore.ratelimit"
 # The first part of every bucket's key; the kind and the token's identity or the address
 # follow. Never a token.
 KEY_PREFIX = "plantstore"
-# Where a request's X-RateLimit-* headers wait for its response (see add_headers).
+# Where a request's X-RateLimit-* headers wait for its answer (see RateLimitHeaders).
 HEADERS = "plantstore.ratelimit_headers"
-# Window ends a worker remembers; past this many, those already over are forgotten.
+# Buckets a worker remembers; past this many, those whose windows all ended are forgotten.
 MAX_REMEMBERED = 10_000
 # A fail-open warning is logged at most this often per worker, in seconds.
 WARNING_INTERVAL = 60
@@ -36,6 +37,31 @@ def _limits(value):
     return sorted(parse_many(value)) if value else []
 
 
+class Bucket:
+    """One limit of one token or address: its key in the store, and when its window ends."""
+
+    __slots__ = ("amount", "ends", "expiry", "key", "limit", "shown")
+
+    def __init__(self, limit, kind, who):
+        self.limit = limit
+        self.key = limit.key_for(KEY_PREFIX, kind, who)
+        self.amount = limit.amount
+        self.shown = str(limit.amount)
+        self.expiry = limit.get_expiry()
+        self.ends = 0.0
+
+    def count(self, storage):
+        """Count one request in this fixed window; what remains (below 0: refused).
+
+        One round trip: the store's increment starts the window, with its expiry, at the first
+        request, atomically. The window's end is asked once per worker and window.
+        """
+        remaining = self.amount - storage.incr(self.key, self.expiry)
+        if self.ends <= time.time():
+            self.ends = storage.get_expiry(self.key)
+        return remaining
+
+
 class RateLimits:
     """The counter store, the two limits, and what a refusal or a store failure does."""
 
@@ -46,11 +72,11 @@ class RateLimits:
         self.storage = storage_from_string(
             config["RATE_LIMIT_STORAGE_URL"], **storage_options(config)
         )
-        # Each bucket's current window ends when its counter expires: asked once per window.
-        self.window_ends = {}
         self.store_errors = self.storage.base_exceptions
         self.token_limits = _limits(config["RATE_LIMIT"])
         self.address_limits = _limits(config["RATE_LIMIT_UNAUTHENTICATED"])
+        # (kind, token identity or address) -> its buckets, one per limit.
+        self.buckets = {}
         app_metrics = app.extensions["plantstore.metrics"]
         self.refused = app_metrics.counter(
             "plantstore_rate_limited", "Requests refused with 429 by a rate limit."
@@ -60,62 +86,60 @@ class RateLimits:
             "Requests whose rate limit counter store failed or did not answer in time.",
         )
         self.warned_at = -math.inf
-        app.after_request(add_headers)
+        app.wsgi_app = RateLimitHeaders(app.wsgi_app)
 
     def check_token(self, identity):
         """Count a request of the token known as identity; 429 past its limit."""
         if self.token_limits:
-            self._check(self.token_limits, "token", identity)
+            self._check(request.environ, self.token_limits, "token", identity)
 
     def check_refused(self):
         """Count a request that failed authentication against its address; 429 past its limit."""
         if self.address_limits:
-            self._check(self.address_limits, "address", request.remote_addr or "unknown")
+            environ = request.environ
+            self._check(environ, self.address_limits, "address", environ.get("REMOTE_ADDR", ""))
 
-    def _check(self, limits, kind, who):
+    def _buckets(self, limits, kind, who):
+        buckets = self.buckets.get((kind, who))
+        if buckets is None:
+            if len(self.buckets) >= MAX_REMEMBERED:
+                now = time.time()
+                self.buckets = {
+                    key: each
+                    for key, each in list(self.buckets.items())
+                    if any(bucket.ends > now for bucket in each)
+                }
+            buckets = self.buckets[kind, who] = [Bucket(limit, kind, who) for limit in limits]
+        return buckets
+
+    def _check(self, environ, limits, kind, who):
         counted = []
         try:
-            for item in limits:
-                counted.append(self._count(item, item.key_for(KEY_PREFIX, kind, who)))
-                if counted[-1][1] < 0:
+            for bucket in self._buckets(limits, kind, who):
+                counted.append((bucket.count(self.storage), bucket))
+                if counted[-1][0] < 0:
                     break  # the longer windows do not count a refused request
         except self.store_errors as error:
             self.failed(error)
             return
         # The limit closest to refusing: the fewest remaining, then the shorter window.
-        item, remaining, ends = min(counted, key=lambda each: (each[1], each[0].get_expiry()))
-        request.environ[HEADERS] = (
-            ("X-RateLimit-Limit", str(item.amount)),
+        remaining, bucket = min(counted, key=_closeness) if len(counted) > 1 else counted[0]
+        environ[HEADERS] = [
+            ("X-RateLimit-Limit", bucket.shown),
             ("X-RateLimit-Remaining", str(max(remaining, 0))),
-            ("X-RateLimit-Reset", str(math.ceil(ends))),
-        )
+            ("X-RateLimit-Reset", str(math.ceil(bucket.ends))),
+        ]
         if remaining < 0:
             self.refused.inc()
             raise TooManyRequests(
-                f"Too many requests: the limit is {item}.",
-                retry_after=max(1, math.ceil(ends - time.time())),
+                f"Too many requests: the limit is {bucket.limit}.",
+                retry_after=max(1, math.ceil(bucket.ends - time.time())),
             )
-
-    def _count(self, item, key):
-        """Count a request in the fixed window of item at key: the limit, what remains (below
-        0 when refused), and when the window ends.
-
-        One round trip: the storage's increment starts the window (and its expiry) with the
-        first request, atomically; its end is only asked for once per worker and window.
-        """
-        count = self.storage.incr(key, item.get_expiry())
-        ends = self.window_ends.get(key, 0)
-        if ends <= time.time():
-            if len(self.window_ends) >= MAX_REMEMBERED:
-                now = time.time()
-                self.window_ends = {k: end for k, end in self.window_ends.items() if end > now}
-            ends = self.window_ends[key] = self.storage.get_expiry(key)
-        return item, item.amount - count, ends
 
     def failed(self, error):
         """The counter store failed: serve unlimited (fail open), or answer 503 (closed)."""
         self.store_failures.inc()
-        self.window_ends.clear()  # a store that comes back may have lost its windows
+        self.buckets = {}  # a store that comes back may have lost its windows
         if self.fail_closed:
             raise ServiceUnavailable(
                 "The rate limit store is unavailable.", retry_after=UNAVAILABLE_RETRY_AFTER
@@ -131,12 +155,27 @@ class RateLimits:
             )
 
 
-def add_headers(response):
-    """Give the answer to a counted request the X-RateLimit-* headers of its check."""
-    values = request.environ.get(HEADERS)
-    if values:
-        response.headers.extend(values)
-    return response
+def _closeness(counted):
+    remaining, bucket = counted
+    return remaining, bucket.expiry
+
+
+class RateLimitHeaders:
+    """WSGI middleware: the X-RateLimit-* headers a check left in environ, on the answer.
+
+    Cheaper than an after_request hook adding them to Flask's response, which checks each one.
+    """
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        """Serve the request, adding the headers its check left, if any."""
+
+        def start_with_headers(status, headers, exc_info=None):
+            return start_response(status, headers + environ.get(HEADERS, []), exc_info)
+
+        return self.app(environ, start_with_headers)
 
 
 def storage_options(config):
