@@ -174,6 +174,15 @@ def test_every_answer_to_a_limited_token_has_the_headers_and_a_refusal_has_no_ef
     assert ask(limited, "GET", f"/plants/{kept}", 200, token=owner).json()["name"] == "Kept"
 
 
+def test_buckets_are_named_after_the_tokens_identity_never_the_token(limited, redis_url, owned):
+    token = issue(limited, f"named-{owned}")
+    ask(limited, "GET", "/plants", 200, token=token)
+    client = redis.Redis.from_url(redis_url, socket_timeout=5, decode_responses=True)
+    keys = list(client.scan_iter(match=f"*named-{owned}*"))
+    client.close()
+    assert keys and all(token not in key for key in keys)
+
+
 def test_a_read_only_tokens_403_is_counted_and_has_the_headers(limited, owned):
     token = issue(limited, f"reader-{owned}", "--read-only")
     response = ask(limited, "POST", "/plants", 403, {"id": 1, "name": "No"}, token=token)
