@@ -49,6 +49,19 @@ def wait_for(condition, timeout, message):
         time.sleep(0.05)
 
 
+def access_line(servers, request_id):
+    """The gunicorn access log line of the request with this id, from whichever instance,
+    without its timestamp."""
+    wait_for(
+        lambda: any(f"request_id={request_id}" in server.log() for server in servers),
+        10,
+        f"an access log line for {request_id}",
+    )
+    logs = "".join(server.log() for server in servers)
+    line = next(line for line in logs.splitlines() if f"request_id={request_id}" in line)
+    return line.split(" ", 1)[1]  # what follows the line's timestamp
+
+
 def race_creates(servers, plant_id, count=24):
     """POST plant_id from count threads at once, spread over servers, half of them with another
     name; assert that one content won everywhere and return its name."""
@@ -120,6 +133,33 @@ class Response:
         return json.loads(self.body)
 
 
+class Servers:
+    """The gunicorn instances a fixture starts in folder, all with token, stopped together."""
+
+    def __init__(self, folder, token):
+        self.folder = folder
+        self.token = token
+        self.servers = []
+
+    def start(self, database_url, workers=2, release=True, **env):
+        """Start one instance on database_url with extra PLANTSTORE_* settings; return it."""
+        env = {
+            "PLANTSTORE_DATABASE_URL": database_url,
+            "PLANTSTORE_API_TOKENS": self.token,
+            "WEB_CONCURRENCY": str(workers),
+            **env,
+        }
+        server = LiveServer(self.folder / f"gunicorn-{len(self.servers)}.log", env, self.token)
+        self.servers.append(server)
+        server.start(release)
+        return server
+
+    def stop(self):
+        """Stop every instance started."""
+        for server in self.servers:
+            server.stop()
+
+
 class LiveServer:
     """One gunicorn master with its workers, started from the project root like the Procfile."""
 
@@ -182,10 +222,13 @@ class LiveServer:
         self.process.wait()
 
     def stop(self):
-        """Stop gracefully, or kill after a bounded wait."""
+        """Stop at once (gunicorn's quick shutdown), or kill after a bounded wait.
+
+        A graceful stop would wait for kept-alive connections that a test left idle.
+        """
         if self.process is None or self.process.poll() is not None:
             return
-        self.process.terminate()
+        self.process.send_signal(signal.SIGINT)
         try:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
