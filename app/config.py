@@ -6,10 +6,11 @@ import os
 import re
 from urllib.parse import urlsplit
 
-import click
 from flask import Config
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
+
+from .config_errors import ConfigError, invalid
 
 DEFAULTS = {
     # None means "a SQLite file in the instance folder", resolved in load().
@@ -32,13 +33,6 @@ DEFAULTS = {
     "METRICS_TOKEN": "",
 }
 
-# A refusal shows these by their length only: the line may end up in a log.
-SECRETS = ("PLANTSTORE_API_TOKENS", "PLANTSTORE_WEBHOOK_SECRET", "PLANTSTORE_METRICS_TOKEN")
-# URLs may hold a password, which a refusal hides.
-URLS = ("PLANTSTORE_DATABASE_URL", "PLANTSTORE_WEBHOOK_URLS")
-# What stands between "user:" and "@" in a URL SQLAlchemy cannot read.
-PASSWORD_RE = re.compile(r"(//[^/:@]*:)[^@]*@")
-
 # Shorter static tokens could be guessed; issued ones are 47 characters.
 MIN_TOKEN_LENGTH = 32
 
@@ -47,38 +41,6 @@ OTHER_VARIABLES = ("PLANTSTORE_TEST_POSTGRES_URL",)
 
 # RFC 6750 b64token: what Werkzeug reads back as a bearer token.
 TOKEN_RE = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
-
-
-class ConfigError(click.ClickException):
-    """A setting has a value the service cannot run with.
-
-    A ClickException, so that every command (flask's, plantstore's) ends with this one line.
-    """
-
-
-def invalid(variable, expected, value):
-    """The ConfigError for a variable whose value is not what it must be, showing the value.
-
-    For example ``PLANTSTORE_LOG_FORMAT must be text or json, not 'xml'``: a secret is shown by
-    its length only, a URL with its password hidden.
-    """
-    return ConfigError(f"{variable} must be {expected}, not {_shown(variable, value)}")
-
-
-def _shown(variable, value):
-    if variable in SECRETS:
-        length = len(value) if isinstance(value, str) else len(str(value))
-        return f"a value of {length} characters" if length else "empty"
-    if variable in URLS and isinstance(value, str):
-        return repr(",".join(_without_password(url) for url in value.split(",")))
-    return repr(value)
-
-
-def _without_password(url):
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except (ArgumentError, ValueError):  # ValueError: a port that is no number
-        return PASSWORD_RE.sub(r"\1***@", url)
 
 
 def load(app, overrides=None):
@@ -107,8 +69,7 @@ def check_port():
     gunicorn's own answer to a bad one is a line without the variable's name, or a traceback.
     """
     port = os.environ.get("PORT")
-    number = _number(port) if port is not None else None
-    if port is not None and not (isinstance(number, int) and 0 < number < 65536):
+    if port is not None and _integer(port, 1, 65535) is None:
         raise invalid("PORT", "a port number from 1 to 65535", port)
 
 
@@ -117,8 +78,8 @@ def worker_count(default):
     given = os.environ.get("WEB_CONCURRENCY")
     if given is None:
         return default
-    number = _number(given)
-    if not isinstance(number, int) or number < 1:
+    number = _integer(given, 1)
+    if number is None:
         raise invalid("WEB_CONCURRENCY", "an integer >= 1", given)
     return number
 
@@ -194,9 +155,15 @@ def _number(value):
     return None
 
 
+def _integer(value, minimum, maximum=math.inf):
+    """value as an int from minimum to maximum, given as one or as its text; None otherwise."""
+    number = _number(value)
+    return number if isinstance(number, int) and minimum <= number <= maximum else None
+
+
 def _require_int(config, key, minimum):
-    number = _number(config[key])
-    if not isinstance(number, int) or number < minimum:
+    number = _integer(config[key], minimum)
+    if number is None:
         raise invalid(f"PLANTSTORE_{key}", f"an integer >= {minimum}", config[key])
     config[key] = number
 
