@@ -12,8 +12,9 @@ from sqlalchemy import MetaData, create_engine, make_url
 
 from app import create_app
 from app.database import migrate
+from faults import PrivatePostgres
 from helpers import TOKEN
-from liveserver import PrivatePostgres, Servers
+from liveserver import Servers
 
 POSTGRES_URL_VARIABLE = "PLANTSTORE_TEST_POSTGRES_URL"
 

@@ -9,8 +9,9 @@ import pytest
 from sqlalchemy import make_url
 
 from app import create_app
+from faults import Holder
 from helpers import TOKEN, assert_error
-from liveserver import Holder, http_request, wait_for
+from liveserver import http_request, wait_for
 
 UNAVAILABLE = {"error": 503, "message": "database unavailable"}
 # What a request may take beyond PLANTSTORE_DATABASE_TIMEOUT: the HTTP exchange and the answer.

@@ -7,7 +7,8 @@ import time
 import pytest
 
 from app.database.hostlock import HostLock, LockTimeout
-from liveserver import Holder, wait_for
+from faults import Holder
+from liveserver import wait_for
 
 
 @pytest.fixture
