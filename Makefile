@@ -43,8 +43,9 @@ lint: $(VENV)/.test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# One pytest-xdist worker per core; most e2e cases wait on servers, so they overlap well.
 test: lint $(VENV)/.npm
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto
 
 # wrk and nginx are Debian packages: installed here when run as root, else named.
 bench: $(VENV)/.runtime

@@ -15,7 +15,7 @@ import tempfile
 on_postgresql = os.environ.get("PLANTSTORE_DATABASE_URL", "").startswith("postgres")
 worker_class = "gthread" if on_postgresql else "sync"
 threads = 4 if on_postgresql else 1
-workers = int(os.environ.get("WEB_CONCURRENCY", os.cpu_count() or 1))
+# workers: WEB_CONCURRENCY, or one per core; set below, once app.config may be imported.
 # gthread keeps a client's connection open between requests (the sync worker closes it); longer
 # than a proxy's idle upstream timeout (deploy/nginx.conf: 30 s), so the proxy closes first.
 keepalive = 75
@@ -65,7 +65,12 @@ if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
 from prometheus_client import multiprocess  # noqa: E402 (after the directory is set)
 
 # Imported by name: a module-level `config` would be read as gunicorn's own setting.
-from app.config import ConfigError, check_environment  # noqa: E402 (after the directory is set)
+from app.config import (  # noqa: E402 (after the directory is set)
+    ConfigError,
+    check_environment,
+    check_port,
+    worker_count,
+)
 from app.logs import gunicorn_config  # noqa: E402 (after the directory is set)
 from app.ratelimit import per_worker_note  # noqa: E402 (after the directory is set)
 
@@ -73,6 +78,8 @@ from app.ratelimit import per_worker_note  # noqa: E402 (after the directory is 
 # failed to boot"; by on_starting, gunicorn has already logged a line of its own.
 try:
     plantstore_settings = check_environment()
+    check_port()
+    workers = worker_count(os.cpu_count() or 1)
 except ConfigError as error:
     raise SystemExit(f"Error: {error.format_message()}") from None
 

@@ -1,15 +1,17 @@
 """Settings: defaults, then ``PLANTSTORE_*`` environment variables, checked once at start-up."""
 
 import difflib
+import math
 import os
 import re
 from urllib.parse import urlsplit
 
-import click
 from flask import Config
-from limits import parse_many
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
+
+from . import ratelimit
+from .config_errors import ConfigError, invalid
 
 DEFAULTS = {
     # None means "a SQLite file in the instance folder", resolved in load().
@@ -39,17 +41,6 @@ DEFAULTS = {
     "RATE_LIMIT_FAIL": "open",
 }
 
-# Secrets and lists stay raw strings: from_prefixed_env would turn "123" into an int.
-RAW_SETTINGS = (
-    "API_TOKENS",
-    "WEBHOOK_URLS",
-    "WEBHOOK_SECRET",
-    "METRICS_TOKEN",
-    "RATE_LIMIT",
-    "RATE_LIMIT_UNAUTHENTICATED",
-    "RATE_LIMIT_STORAGE_URL",
-)
-
 # Shorter static tokens could be guessed; issued ones are 47 characters.
 MIN_TOKEN_LENGTH = 32
 
@@ -58,13 +49,6 @@ OTHER_VARIABLES = ("PLANTSTORE_TEST_POSTGRES_URL", "PLANTSTORE_TEST_REDIS_URL")
 
 # RFC 6750 b64token: what Werkzeug reads back as a bearer token.
 TOKEN_RE = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
-
-
-class ConfigError(click.ClickException):
-    """A setting has a value the service cannot run with.
-
-    A ClickException, so that every command (flask's, plantstore's) ends with this one line.
-    """
 
 
 def load(app, overrides=None):
@@ -88,6 +72,27 @@ def check_environment():
     return config
 
 
+def check_port():
+    """Raise ConfigError unless PORT, which gunicorn binds to when it is set, is a port number.
+
+    gunicorn's own answer to a bad one is a line without the variable's name, or a traceback.
+    """
+    port = os.environ.get("PORT")
+    if port is not None and _integer(port, 1, 65535) is None:
+        raise invalid("PORT", "a port number from 1 to 65535", port)
+
+
+def worker_count(default):
+    """The number of gunicorn workers: WEB_CONCURRENCY, or default when it is not set."""
+    given = os.environ.get("WEB_CONCURRENCY")
+    if given is None:
+        return default
+    number = _integer(given, 1)
+    if number is None:
+        raise invalid("WEB_CONCURRENCY", "an integer >= 1", given)
+    return number
+
+
 def warn_unknown_variables(logger):
     """Log a warning for each PLANTSTORE_* variable that is no setting, with the closest one."""
     known = [f"PLANTSTORE_{key}" for key in DEFAULTS]
@@ -100,8 +105,9 @@ def warn_unknown_variables(logger):
 
 def _read(config, overrides=None):
     config.from_mapping(DEFAULTS)
-    config.from_prefixed_env("PLANTSTORE")
-    for key in RAW_SETTINGS:
+    # Each value stays the text it was given until its check converts it, so that a refusal
+    # shows it as given (from_prefixed_env would read "1.0" as 1.0 and "true" as True).
+    for key in DEFAULTS:
         if f"PLANTSTORE_{key}" in os.environ:
             config[key] = os.environ[f"PLANTSTORE_{key}"]
     if overrides:
@@ -114,10 +120,9 @@ def _check(config):
     _require_seconds(config, "DATABASE_TIMEOUT")
     _require_int(config, "TRUSTED_PROXIES", minimum=0)
     config["DATABASE_URL"] = _database_url(config["DATABASE_URL"])
-    synchronous = str(config["SQLITE_SYNCHRONOUS"]).upper()
-    if synchronous not in ("NORMAL", "FULL", "EXTRA"):
-        raise ConfigError("PLANTSTORE_SQLITE_SYNCHRONOUS must be NORMAL, FULL or EXTRA")
-    config["SQLITE_SYNCHRONOUS"] = synchronous
+    config["SQLITE_SYNCHRONOUS"] = _choice(
+        config, "SQLITE_SYNCHRONOUS", ("NORMAL", "FULL", "EXTRA"), str.upper
+    )
     config["API_TOKENS"] = _token_list(config["API_TOKENS"])
     _require_int(config, "WEBHOOK_MAX_ATTEMPTS", minimum=1)
     for key in (
@@ -129,38 +134,72 @@ def _check(config):
         _require_seconds(config, key)
     config["WEBHOOK_URLS"] = _webhook_urls(config["WEBHOOK_URLS"])
     if config["WEBHOOK_URLS"] and not config["WEBHOOK_SECRET"]:
-        raise ConfigError("PLANTSTORE_WEBHOOK_SECRET must be set when PLANTSTORE_WEBHOOK_URLS is")
-    log_format = str(config["LOG_FORMAT"]).lower()
-    if log_format not in ("text", "json"):
-        raise ConfigError(f"PLANTSTORE_LOG_FORMAT must be text or json, not {log_format!r}")
-    config["LOG_FORMAT"] = log_format
+        raise invalid(
+            "PLANTSTORE_WEBHOOK_SECRET",
+            "set when PLANTSTORE_WEBHOOK_URLS is",
+            config["WEBHOOK_SECRET"],
+        )
+    config["LOG_FORMAT"] = _choice(config, "LOG_FORMAT", ("text", "json"), str.lower)
     metrics_token = config["METRICS_TOKEN"]
     if metrics_token and (
         not isinstance(metrics_token, str) or len(metrics_token) < MIN_TOKEN_LENGTH
     ):
-        raise ConfigError(
-            f"PLANTSTORE_METRICS_TOKEN must be at least {MIN_TOKEN_LENGTH} characters long"
+        raise invalid(
+            "PLANTSTORE_METRICS_TOKEN",
+            f"at least {MIN_TOKEN_LENGTH} characters long",
+            metrics_token,
         )
     _check_rate_limits(config)
 
 
+def _number(value):
+    """value as an int or a float, given as one or as its text; None if it is neither."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        for kind in (int, float):
+            try:
+                return kind(value)
+            except ValueError:
+                pass
+    return None
+
+
+def _integer(value, minimum, maximum=math.inf):
+    """value as an int from minimum to maximum, given as one or as its text; None otherwise."""
+    number = _number(value)
+    return number if isinstance(number, int) and minimum <= number <= maximum else None
+
+
 def _require_int(config, key, minimum):
-    value = config[key]
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ConfigError(f"PLANTSTORE_{key} must be an integer >= {minimum}, not {value!r}")
+    number = _integer(config[key], minimum)
+    if number is None:
+        raise invalid(f"PLANTSTORE_{key}", f"an integer >= {minimum}", config[key])
+    config[key] = number
 
 
 def _require_seconds(config, key):
+    number = _number(config[key])
+    # NaN and infinity are floats too, but no timeout.
+    if number is None or not math.isfinite(number) or number <= 0:
+        raise invalid(f"PLANTSTORE_{key}", "a number of seconds > 0", config[key])
+    config[key] = number
+
+
+def _choice(config, key, choices, normalise):
     value = config[key]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ConfigError(f"PLANTSTORE_{key} must be a number of seconds > 0, not {value!r}")
+    chosen = normalise(value) if isinstance(value, str) else None
+    if chosen not in choices:
+        expected = ", ".join(choices[:-1]) + f" or {choices[-1]}"
+        raise invalid(f"PLANTSTORE_{key}", expected, value)
+    return chosen
 
 
 def _split(value, name):
     if isinstance(value, (list, tuple)):
         return list(value)
     if not isinstance(value, str):
-        raise ConfigError(f"PLANTSTORE_{name} must be a comma-separated list")
+        raise invalid(f"PLANTSTORE_{name}", "a comma-separated list", value)
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
@@ -169,70 +208,34 @@ def _webhook_urls(value):
     for url in urls:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ConfigError(f"PLANTSTORE_WEBHOOK_URLS: {url!r} is not an http(s) URL")
+            raise invalid("PLANTSTORE_WEBHOOK_URLS", "comma-separated http(s) URLs", value)
     return tuple(urls)
 
 
 def _database_url(value):
+    expected = "a SQLAlchemy URL naming sqlite or postgresql"
     if not isinstance(value, str):
-        raise ConfigError("PLANTSTORE_DATABASE_URL must be a SQLAlchemy URL")
+        raise invalid("PLANTSTORE_DATABASE_URL", expected, value)
     # PaaS add-ons hand out postgres:// URLs, a scheme SQLAlchemy no longer accepts.
-    if value.startswith("postgres://"):
-        value = "postgresql+psycopg://" + value.removeprefix("postgres://")
+    url = value
+    if url.startswith("postgres://"):
+        url = "postgresql+psycopg://" + url.removeprefix("postgres://")
     try:
-        url = make_url(value)
-    except ArgumentError as error:
-        raise ConfigError(f"PLANTSTORE_DATABASE_URL is not a database URL: {error}") from None
-    if url.get_backend_name() not in ("sqlite", "postgresql"):
-        raise ConfigError("PLANTSTORE_DATABASE_URL must name sqlite or postgresql")
-    return value
+        backend = make_url(url).get_backend_name()
+    except (ArgumentError, ValueError):  # ValueError: a port that is no number
+        backend = None
+    if backend not in ("sqlite", "postgresql"):
+        raise invalid("PLANTSTORE_DATABASE_URL", expected, value)
+    return url
 
 
 def _check_rate_limits(config):
     for key in ("RATE_LIMIT", "RATE_LIMIT_UNAUTHENTICATED"):
-        value = config[key]
-        try:
-            # The parser flask-limiter uses; it accepts the empty string as no limit.
-            valid = isinstance(value, str) and (not value.strip() or parse_many(value))
-        except ValueError:
-            valid = False
-        if not valid:
-            raise ConfigError(
-                f"PLANTSTORE_{key} must be a rate limit such as '100/second' or "
-                f"'5000 per hour; 100 per second', not {value!r}"
-            )
-        config[key] = value.strip()
-    config["RATE_LIMIT_STORAGE_URL"] = _rate_limit_storage_url(config["RATE_LIMIT_STORAGE_URL"])
+        config[key] = ratelimit.limit_setting(f"PLANTSTORE_{key}", config[key])
+    url = config["RATE_LIMIT_STORAGE_URL"]
+    config["RATE_LIMIT_STORAGE_URL"] = ratelimit.storage_url_setting(url)
     _require_seconds(config, "RATE_LIMIT_STORAGE_TIMEOUT")
-    fail = config["RATE_LIMIT_FAIL"]
-    if str(fail).lower() not in ("open", "closed"):
-        raise ConfigError(f"PLANTSTORE_RATE_LIMIT_FAIL must be open or closed, not {fail!r}")
-    config["RATE_LIMIT_FAIL"] = fail.lower()
-
-
-def _rate_limit_storage_url(value):
-    if value == "memory://":
-        return value
-    parts = urlsplit(value) if isinstance(value, str) else None
-    shown = value
-    if parts is not None and parts.password:
-        shown = value.replace(parts.password, "***", 1)  # a password is never shown
-    try:
-        valid = (
-            parts is not None
-            and parts.scheme == "redis"
-            and bool(parts.hostname)
-            and (parts.port or 0) >= 0  # reading the port checks that it is a number
-            and (parts.path.strip("/") or "0").isdigit()
-        )
-    except ValueError:
-        valid = False
-    if not valid:
-        raise ConfigError(
-            "PLANTSTORE_RATE_LIMIT_STORAGE_URL must be memory:// or redis://host:port/db, "
-            f"not {shown!r}"
-        )
-    return value
+    config["RATE_LIMIT_FAIL"] = _choice(config, "RATE_LIMIT_FAIL", ("open", "closed"), str.lower)
 
 
 def _token_list(value):
@@ -241,8 +244,8 @@ def _token_list(value):
         # The token itself is never shown: the message may end up in a log.
         if not isinstance(token, str) or not TOKEN_RE.fullmatch(token):
             raise ConfigError(
-                f"PLANTSTORE_API_TOKENS: token #{number} is not a valid bearer token "
-                "(letters, digits and -._~+/ only)"
+                f"PLANTSTORE_API_TOKENS: token #{number}, of {len(str(token))} characters, is "
+                "not a valid bearer token (letters, digits and -._~+/ only)"
             )
         if len(token) < MIN_TOKEN_LENGTH:
             raise ConfigError(

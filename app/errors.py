@@ -56,7 +56,8 @@ def handle_error(error):
             message = error.name.lower()
         headers = [(k, v) for k, v in error.get_headers() if k.lower() != "content-type"]
     elif isinstance(error, DatabaseFailure):
-        current_app.logger.warning("%s (request_id=%s): %s", error, request_id(), error.cause)
+        if error.logged_per_request:
+            current_app.logger.warning("%s (request_id=%s): %s", error, request_id(), error.cause)
         status, message = 503, str(error)
     else:
         # In debug mode (flask run --debug) Werkzeug's debugger shows the traceback instead.

@@ -9,6 +9,7 @@ run on every request, exempt paths included, and cost more than the whole budget
 
 import math
 import time
+from urllib.parse import urlsplit
 
 from flask import request
 from limits import parse_many
@@ -16,6 +17,8 @@ from limits.storage import storage_from_string
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
+
+from .config_errors import invalid
 
 # Where the app keeps its RateLimits, when a limit is configured.
 EXTENSION = "plantstore.ratelimit"
@@ -176,6 +179,38 @@ class RateLimitHeaders:
             return start_response(status, headers + environ.get(HEADERS, []), exc_info)
 
         return self.app(environ, start_with_headers)
+
+
+def limit_setting(variable, value):
+    """A limit setting, checked with the parser of the limits library; empty is no limit."""
+    try:
+        if isinstance(value, str) and (not value.strip() or parse_many(value)):
+            return value.strip()
+    except ValueError:
+        pass
+    expected = "a rate limit such as '100/second' or '5000 per hour; 100 per second'"
+    raise invalid(variable, expected, value)
+
+
+def storage_url_setting(value):
+    """PLANTSTORE_RATE_LIMIT_STORAGE_URL, checked: memory:// or redis://host:port/db."""
+    if value == "memory://":
+        return value
+    parts = urlsplit(value) if isinstance(value, str) else None
+    try:
+        valid = (
+            parts is not None
+            and parts.scheme == "redis"
+            and bool(parts.hostname)
+            and (parts.port or 0) >= 0  # reading the port checks that it is a number
+            and (parts.path.strip("/") or "0").isdigit()
+        )
+    except ValueError:
+        valid = False
+    if not valid:
+        expected = "memory:// or redis://host:port/db"
+        raise invalid("PLANTSTORE_RATE_LIMIT_STORAGE_URL", expected, value)
+    return value
 
 
 def storage_options(config):

@@ -1,5 +1,6 @@
 """Fixtures: an app on a temporary database, its client, tokens, and live gunicorn servers."""
 
+import contextlib
 import glob
 import os
 import shutil
@@ -11,10 +12,27 @@ from sqlalchemy import MetaData, create_engine, make_url
 
 from app import create_app
 from app.database import migrate
+from faults import PrivatePostgres
 from helpers import TOKEN
-from liveserver import LiveServer, PrivatePostgres
+from liveserver import Servers
 
 POSTGRES_URL_VARIABLE = "PLANTSTORE_TEST_POSTGRES_URL"
+
+
+@contextlib.contextmanager
+def _database_beside(url, suffix):
+    # A PostgreSQL database of its own, named after url's and suffix; dropped at the end.
+    given = make_url(url)
+    own = given.set(database=f"{given.database}_{suffix}"[:63])
+    engine = create_engine(given, isolation_level="AUTOCOMMIT")
+    drop = f'DROP DATABASE IF EXISTS "{own.database}" WITH (FORCE)'
+    with engine.connect() as conn:
+        conn.exec_driver_sql(drop)
+        conn.exec_driver_sql(f'CREATE DATABASE "{own.database}"')
+    yield own.render_as_string(hide_password=False)
+    with engine.connect() as conn:
+        conn.exec_driver_sql(drop)
+    engine.dispose()
 
 
 @pytest.fixture(scope="session")
@@ -30,16 +48,8 @@ def worker_postgres_url(worker_id):
     if worker_id == "master":
         yield url
         return
-    given = make_url(url)
-    own = given.set(database=f"{given.database}_{worker_id}")
-    engine = create_engine(given, isolation_level="AUTOCOMMIT")
-    with engine.connect() as conn:
-        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{own.database}" WITH (FORCE)')
-        conn.exec_driver_sql(f'CREATE DATABASE "{own.database}"')
-    yield own.render_as_string(hide_password=False)
-    with engine.connect() as conn:
-        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{own.database}" WITH (FORCE)')
-    engine.dispose()
+    with _database_beside(url, worker_id) as own:
+        yield own
 
 
 @pytest.fixture
@@ -138,23 +148,29 @@ def environment(tmp_path):
 @pytest.fixture
 def live_server(tmp_path):
     """Start `gunicorn wsgi:app` on a database as the Procfile does; stopped after the test."""
-    servers = []
+    servers = Servers(tmp_path, TOKEN)
+    yield servers.start
+    servers.stop()
 
-    def start(database_url, workers=2, release=True, **env):
-        env = {
-            "PLANTSTORE_DATABASE_URL": database_url,
-            "PLANTSTORE_API_TOKENS": TOKEN,
-            "WEB_CONCURRENCY": str(workers),
-            **env,
-        }
-        server = LiveServer(tmp_path / f"gunicorn-{len(servers)}.log", env, TOKEN)
-        servers.append(server)
-        server.start(release)
-        return server
 
-    yield start
-    for server in servers:
-        server.stop()
+@pytest.fixture(scope="module")
+def module_live_server(tmp_path_factory):
+    """live_server for instances that every test of a module shares."""
+    servers = Servers(tmp_path_factory.mktemp("servers"), TOKEN)
+    yield servers.start
+    servers.stop()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def module_database_url(request, tmp_path_factory):
+    """A database on each backend for a module's shared instances, apart from every test's."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('database') / 'plantstore.sqlite'}"
+        return
+    with _database_beside(
+        request.getfixturevalue("worker_postgres_url"), request.module.__name__
+    ) as own:
+        yield own
 
 
 @pytest.fixture

@@ -5,12 +5,10 @@ import json
 import os
 import pathlib
 import random
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -47,6 +45,19 @@ def wait_for(condition, timeout, message):
                 f"timed out after {timeout}s: {message() if callable(message) else message}"
             )
         time.sleep(0.05)
+
+
+def access_line(servers, request_id):
+    """The gunicorn access log line of the request with this id, from whichever instance,
+    without its timestamp."""
+    wait_for(
+        lambda: any(f"request_id={request_id}" in server.log() for server in servers),
+        10,
+        f"an access log line for {request_id}",
+    )
+    logs = "".join(server.log() for server in servers)
+    line = next(line for line in logs.splitlines() if f"request_id={request_id}" in line)
+    return line.split(" ", 1)[1]  # what follows the line's timestamp
 
 
 def race_creates(servers, plant_id, count=24):
@@ -120,6 +131,33 @@ class Response:
         return json.loads(self.body)
 
 
+class Servers:
+    """The gunicorn instances a fixture starts in folder, all with token, stopped together."""
+
+    def __init__(self, folder, token):
+        self.folder = folder
+        self.token = token
+        self.servers = []
+
+    def start(self, database_url, workers=2, release=True, **env):
+        """Start one instance on database_url with extra PLANTSTORE_* settings; return it."""
+        env = {
+            "PLANTSTORE_DATABASE_URL": database_url,
+            "PLANTSTORE_API_TOKENS": self.token,
+            "WEB_CONCURRENCY": str(workers),
+            **env,
+        }
+        server = LiveServer(self.folder / f"gunicorn-{len(self.servers)}.log", env, self.token)
+        self.servers.append(server)
+        server.start(release)
+        return server
+
+    def stop(self):
+        """Stop every instance started."""
+        for server in self.servers:
+            server.stop()
+
+
 class LiveServer:
     """One gunicorn master with its workers, started from the project root like the Procfile."""
 
@@ -182,10 +220,13 @@ class LiveServer:
         self.process.wait()
 
     def stop(self):
-        """Stop gracefully, or kill after a bounded wait."""
+        """Stop at once (gunicorn's quick shutdown), or kill after a bounded wait.
+
+        A graceful stop would wait for kept-alive connections that a test left idle.
+        """
         if self.process is None or self.process.poll() is not None:
             return
-        self.process.terminate()
+        self.process.send_signal(signal.SIGINT)
         try:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
@@ -215,38 +256,6 @@ def http_request(port, method, path, body=None, headers=None, source="127.0.0.1"
         conn.close()
 
 
-class Holder:
-    """Another process that holds a lock until stopped, frozen with SIGSTOP meanwhile if asked.
-
-    what is "flock" (the service's writer lock file at path) or "sqlite" (SQLite's own write
-    lock on the database at path, taken as any other program would).
-    """
-
-    def __init__(self, what, path):
-        program = {
-            "flock": "import fcntl, sys; f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX)",
-            "sqlite": "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None)"
-            "; c.execute('BEGIN IMMEDIATE')",
-        }[what] + "; print('held', flush=True); sys.stdin.read()"
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", program, str(path)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.process.stdout.readline() == "held\n"
-
-    def freeze(self):
-        """SIGSTOP the holder, lock held."""
-        os.kill(self.process.pid, signal.SIGSTOP)
-
-    def end(self):
-        """Let the holder go on, and end it; its lock goes with it."""
-        os.kill(self.process.pid, signal.SIGCONT)
-        self.process.kill()
-        self.process.communicate()
-
-
 def raw_exchange(port, data, half_close=True, timeout=30):
     """Send data as it is on a fresh connection, half-close it if told, and read one answer."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
@@ -256,116 +265,3 @@ def raw_exchange(port, data, half_close=True, timeout=30):
         response = http.client.HTTPResponse(sock)
         response.begin()
         return Response(response.status, response.headers, response.read())
-
-
-class PrivatePostgres:
-    """A PostgreSQL server of the test's own, which it may stop and start at will."""
-
-    def __init__(self, bin_dir):
-        self.bin_dir = bin_dir
-        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="plantstore-pg-"))
-        self.dir.chmod(0o755)
-        shutil.chown(self.dir, "postgres")
-        self.port = free_port()
-        self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
-        self._run("initdb", "-D", "data", "-A", "trust", "-U", "postgres", "--no-sync")
-        self.start()
-
-    def _run(self, program, *args):
-        subprocess.run(
-            ["runuser", "-u", "postgres", "--", f"{self.bin_dir}/{program}", *args],
-            cwd=self.dir,
-            check=True,
-            capture_output=True,
-        )
-
-    def start(self):
-        """Start the server and wait until it accepts connections."""
-        options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
-        self._run("pg_ctl", "-D", "data", "-l", "log", "-o", options, "-w", "start")
-
-    def stop(self):
-        """Stop the server, ending every session (a fast shutdown)."""
-        self._run("pg_ctl", "-D", "data", "-m", "fast", "-w", "stop")
-
-    def _processes(self):
-        postmaster = int((self.dir / "data" / "postmaster.pid").read_text().split()[0])
-        children = pathlib.Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text()
-        return [postmaster, *map(int, children.split())]
-
-    def freeze(self):
-        """SIGSTOP the server and every backend: connections stay open, nothing answers."""
-        for pid in self._processes():
-            os.kill(pid, signal.SIGSTOP)
-
-    def thaw(self):
-        """SIGCONT what freeze stopped."""
-        for pid in self._processes():
-            os.kill(pid, signal.SIGCONT)
-
-    def destroy(self):
-        """Stop the server if it runs, and remove its files."""
-        subprocess.run(
-            [
-                "runuser",
-                "-u",
-                "postgres",
-                "--",
-                f"{self.bin_dir}/pg_ctl",
-                "-D",
-                "data",
-                "-m",
-                "immediate",
-                "stop",
-            ],
-            cwd=self.dir,
-            capture_output=True,
-        )
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
-class PrivateRedis:
-    """A redis-server of the test's own on a free port, which it may stop, start and freeze."""
-
-    def __init__(self, folder):
-        self.folder = folder
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process = None
-        self.start()
-
-    def start(self):
-        """Start the server (empty: it keeps nothing on disk) and wait until it answers."""
-        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
-        command += ["--save", "", "--appendonly", "no", "--dir", str(self.folder)]
-        self.process = subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        wait_for(self._answers, START_TIMEOUT, f"redis-server on port {self.port} to answer")
-
-    def _answers(self):
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
-                sock.sendall(b"PING\r\n")
-                return sock.recv(16) == b"+PONG\r\n"
-        except OSError:
-            return False
-
-    def stop(self):
-        """Kill the server: every connection to it is refused from now on."""
-        self.process.kill()
-        self.process.wait()
-
-    def freeze(self):
-        """SIGSTOP the server: the kernel still accepts connections, nothing answers."""
-        os.kill(self.process.pid, signal.SIGSTOP)
-
-    def thaw(self):
-        """SIGCONT what freeze stopped."""
-        os.kill(self.process.pid, signal.SIGCONT)
-
-    def destroy(self):
-        """Stop the server if it runs."""
-        if self.process.poll() is None:
-            self.thaw()
-            self.stop()

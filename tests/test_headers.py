@@ -17,6 +17,11 @@ def test_plants_answers_are_not_stored(client, auth_headers):
     refused = client.post("/plants", json={"id": 1, "name": "Fern"})
     assert ok.headers["Cache-Control"] == "no-store"
     assert refused.headers["Cache-Control"] == "no-store"
+    for unrouted in (client.put("/plants"), client.get("/plants/1/more")):
+        assert unrouted.status_code in (404, 405)
+        assert unrouted.headers["Cache-Control"] == "no-store"
+    assert "Cache-Control" not in client.get("/healthz").headers
+    assert "Cache-Control" not in client.get("/plantsmore").headers
 
 
 def test_sane_request_id_is_echoed(client):

@@ -14,8 +14,9 @@ import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
+from faults import PrivateRedis
 from helpers import TOKEN
-from liveserver import LiveServer, PrivateRedis, wait_for
+from liveserver import LiveServer, wait_for
 
 REDIS_URL_VARIABLE = "PLANTSTORE_TEST_REDIS_URL"
 RATE_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")

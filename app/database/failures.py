@@ -27,6 +27,8 @@ class DatabaseFailure(Exception):
     """A failure of the database that the operator must fix; str() is what a client is told."""
 
     message = "database failure"
+    # Whether the error handler logs each request it fails; SchemaState says once for its own.
+    logged_per_request = True
 
     def __init__(self, cause=None):
         super().__init__(self.message)
@@ -53,6 +55,7 @@ class SchemaBehind(DatabaseFailure):
     """The database's revision is older than the code's migrations' head."""
 
     message = "database schema is out of date"
+    logged_per_request = False
 
 
 def classify(error):

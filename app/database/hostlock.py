@@ -19,6 +19,11 @@ class HostLock:
     polling) while the writer waits on it with a timeout. A helper whose writer gave up hands
     the lock to the process's next writer, or lets go of it if there is none, so a stopped or
     slow holder costs other writers at most their timeout and never the lock for good.
+
+    A holder that has kept the lock from the helper for longer than a writer may wait in all is
+    stuck (stopped, hung): unless one non-blocking try finds it gone, that writer fails at once.
+    Otherwise each writer of a single-threaded worker would wait its whole timeout in turn, the
+    last one in its queue for many timeouts.
     """
 
     def __init__(self, path):
@@ -29,6 +34,8 @@ class HostLock:
         self._fd = None
         self._pid = None
         self._helper = None
+        # When the helper began to wait in the kernel: how long the holder has kept the lock.
+        self._helper_since = 0.0
         self._waiting = False
 
     def acquire(self, timeout):
@@ -37,7 +44,7 @@ class HostLock:
         if not self._threads.acquire(timeout=timeout):
             raise LockTimeout(f"another writer held {self.path} for over {timeout:.1f}s")
         try:
-            self._acquire(self._file(), deadline)
+            self._acquire(self._file(), timeout, deadline)
         except BaseException:
             self._threads.release()
             raise
@@ -54,7 +61,7 @@ class HostLock:
             self._pid, self._helper = os.getpid(), None
         return self._fd
 
-    def _acquire(self, fd, deadline):
+    def _acquire(self, fd, timeout, deadline):
         with self._handover:
             # With a helper still waiting on this descriptor, only the helper may take the lock:
             # a non-blocking attempt would succeed on the descriptor the helper is about to hold.
@@ -63,8 +70,10 @@ class HostLock:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     return
                 except BlockingIOError:
-                    self._helper = threading.Event()
+                    self._helper, self._helper_since = threading.Event(), time.monotonic()
                     threading.Thread(target=self._wait_in_kernel, args=(fd,), daemon=True).start()
+            elif time.monotonic() - self._helper_since >= timeout and not self._free_now():
+                raise LockTimeout(f"another writer has held {self.path} for over {timeout:.1f}s")
             acquired = self._helper
             self._waiting = True
         acquired.wait(max(0.0, deadline - time.monotonic()))
@@ -73,6 +82,18 @@ class HostLock:
             if acquired.is_set():
                 return
         raise LockTimeout(f"another writer held {self.path} for too long")
+
+    def _free_now(self):
+        # On a descriptor of its own: the helper's may be about to hold the lock. Closing it
+        # lets go at once, for the helper to take the lock and hand it over.
+        fd = os.open(self.path, os.O_RDWR | os.O_CLOEXEC)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        finally:
+            os.close(fd)
+        return True
 
     def _wait_in_kernel(self, fd):
         try:

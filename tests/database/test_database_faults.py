@@ -1,13 +1,17 @@
 """Every wait on the database is bounded: a held or frozen lock or server is a 503 in time."""
 
+import os
+import signal
+import threading
 import time
 
 import pytest
 from sqlalchemy import make_url
 
 from app import create_app
+from faults import Holder
 from helpers import TOKEN, assert_error
-from liveserver import Holder, wait_for
+from liveserver import http_request, wait_for
 
 UNAVAILABLE = {"error": 503, "message": "database unavailable"}
 # What a request may take beyond PLANTSTORE_DATABASE_TIMEOUT: the HTTP exchange and the answer.
@@ -47,6 +51,106 @@ def test_frozen_holder_of_the_writer_lock_costs_a_write_only_the_timeout(sqlite_
         holder.end()
     response, seconds = timed(server, "POST", "/plants", {"id": 2, "name": "Aloe"})
     assert response.status == 200 and seconds < MARGIN
+
+
+def flock_holders(path):
+    """The pids that hold (not wait for) a flock on the file at path, from /proc/locks."""
+    stat = os.stat(path)
+    file_id = f"{os.major(stat.st_dev):02x}:{os.minor(stat.st_dev):02x}:{stat.st_ino}"
+    holders = set()
+    with open("/proc/locks") as locks:
+        for fields in map(str.split, locks):
+            # id, FLOCK, ADVISORY, WRITE, pid, device:inode, start, end; waiters add "->".
+            if fields[1] == "FLOCK" and fields[5] == file_id:
+                holders.add(int(fields[4]))
+    return holders
+
+
+def is_stopped(pid):
+    """Whether the process is stopped by a signal (state T in /proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rpartition(")")[2].split()[0] == "T"
+
+
+def stop_the_holder(lock_file):
+    """SIGSTOP the process that takes the flock on lock_file, lock held; return its pid."""
+    wait_for(lambda: flock_holders(lock_file), 5, "a process to take the lock")
+    (holder,) = flock_holders(lock_file)
+    os.kill(holder, signal.SIGSTOP)
+    wait_for(lambda: is_stopped(holder), 5, "the holder to stop")
+    assert flock_holders(lock_file) == {holder}, "the holder let go before it stopped"
+    return holder
+
+
+def concurrently(server, requests):
+    """Send requests (method, path, body) at once; return (status, body, seconds) of each."""
+    barrier, results = threading.Barrier(len(requests)), [None] * len(requests)
+
+    def send(number, method, path, body):
+        barrier.wait()
+        started = time.monotonic()
+        response = server.request(method, path, body)
+        results[number] = (response.status, response.json(), time.monotonic() - started)
+
+    threads = [
+        threading.Thread(target=send, args=(number, *request))
+        for number, request in enumerate(requests)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+@pytest.mark.e2e
+def test_stopped_worker_holding_the_writer_lock_queues_no_request_of_the_other(
+    live_server, tmp_path
+):
+    path = tmp_path / "frozen.sqlite"
+    server = live_server(f"sqlite:///{path}", workers=2, PLANTSTORE_DATABASE_TIMEOUT="3")
+    assert server.request("POST", "/plants", {"id": 1, "name": "Fern"}).status == 200
+    lock_file = f"{path}-writer"
+    # SQLite's own lock, held elsewhere, keeps the worker that serves the next create inside its
+    # turn on the writer lock, waiting for SQLite, for up to the 3 s timeout: long enough to
+    # find that worker and stop it, and the check after SIGSTOP proves it still holds the lock.
+    sqlite_holder = Holder("sqlite", path)
+    frozen_create = threading.Thread(
+        target=http_request,
+        args=(server.port, "POST", "/plants", {"id": 2, "name": "Aloe"}),
+        kwargs={"headers": {"Authorization": f"Bearer {TOKEN}"}},
+    )
+    frozen_create.start()
+    try:
+        worker = stop_the_holder(lock_file)
+    finally:
+        sqlite_holder.end()
+    try:
+        results = concurrently(
+            server,
+            [
+                ("POST", "/plants", {"id": 3, "name": "Ivy"}),
+                ("POST", "/plants", {"id": 4, "name": "Moss"}),
+                ("POST", "/plants", {"id": 5, "name": "Sage"}),
+                ("GET", "/plants/1", None),
+                ("GET", "/healthz", None),
+            ],
+        )
+        assert is_stopped(worker) and flock_holders(lock_file) == {worker}
+    finally:
+        os.kill(worker, signal.SIGCONT)
+        frozen_create.join(timeout=30)
+    for status, body, seconds in results[:3]:
+        assert (status, body) == (503, UNAVAILABLE)
+        assert seconds < 3 + 2
+    assert results[3][:2] == (200, {"id": 1, "name": "Fern"}) and results[3][2] < 3 + 2
+    assert results[4][:2] == (200, {"status": "ok"}) and results[4][2] < 3 + 2
+    # Once the holder goes on, it finishes and lets go: writes are served again.
+    wait_for(
+        lambda: server.request("POST", "/plants", {"id": 6, "name": "Rue"}).status == 200,
+        3 + 2,
+        "a create to succeed after SIGCONT",
+    )
 
 
 @pytest.mark.e2e
