@@ -1,50 +1,10 @@
-"""Rate limit settings: a bad one stops every command and gunicorn in one line; no limit, no
-headers; which limit the headers describe (through the test client, on memory storage)."""
+"""Rate limit settings through the test client, on memory storage: both kinds of storage URL;
+no limit, no headers; which limit the headers describe. (A bad setting's one line: test_config.)
+"""
 
-import sys
 import time
 
 import pytest
-from test_config import FLASK, assert_one_line, run
-
-from liveserver import free_port
-
-# Each bad setting, and the value its one line must show.
-BAD_SETTINGS = [
-    pytest.param("RATE_LIMIT", "5 per fortnight", "'5 per fortnight'", id="limit"),
-    pytest.param("RATE_LIMIT_UNAUTHENTICATED", "many", "'many'", id="unauthenticated limit"),
-    pytest.param(
-        "RATE_LIMIT_STORAGE_URL", "memcached://h:11211", "'memcached://h:11211'", id="scheme"
-    ),
-    pytest.param("RATE_LIMIT_STORAGE_URL", "redis://h:port/0", "'redis://h:port/0'", id="port"),
-    pytest.param(
-        "RATE_LIMIT_STORAGE_URL", "redis://:secret@h:6379/x", "'redis://:***@h:6379/x'", id="db"
-    ),
-    pytest.param("RATE_LIMIT_STORAGE_TIMEOUT", "0", "0", id="timeout zero"),
-    pytest.param("RATE_LIMIT_STORAGE_TIMEOUT", "soon", "'soon'", id="timeout word"),
-    pytest.param("RATE_LIMIT_FAIL", "Maybe", "'Maybe'", id="fail"),
-]
-# A command or gunicorn refusing a setting does so at once.
-REFUSAL_BOUND = 20
-
-
-@pytest.mark.parametrize(("key", "value", "shown"), BAD_SETTINGS)
-def test_bad_setting_stops_a_command_with_one_line(environment, key, value, shown):
-    started = time.monotonic()
-    result = run([*FLASK, "tokens", "list"], {**environment, f"PLANTSTORE_{key}": value})
-    assert time.monotonic() - started < REFUSAL_BOUND
-    line = assert_one_line(result, f"PLANTSTORE_{key}", shown)
-    assert "secret" not in line
-
-
-@pytest.mark.parametrize(("key", "value", "shown"), BAD_SETTINGS)
-def test_bad_setting_stops_gunicorn_with_one_line(environment, key, value, shown):
-    env = {**environment, f"PLANTSTORE_{key}": value, "PORT": str(free_port())}
-    started = time.monotonic()
-    result = run([sys.executable, "-m", "gunicorn", "wsgi:app"], env, timeout=REFUSAL_BOUND)
-    assert time.monotonic() - started < REFUSAL_BOUND
-    result.stderr, result.stdout = result.stdout + result.stderr, ""
-    assert_one_line(result, f"PLANTSTORE_{key}", shown)
 
 
 @pytest.mark.parametrize(
