@@ -47,8 +47,9 @@ def owned(redis_url):
     name = uuid.uuid4().hex[:12]
     yield name
     client = redis.Redis.from_url(redis_url, socket_timeout=5)
-    for key in client.scan_iter(match=f"*{name}*"):
-        client.delete(key)
+    for pattern in (f"*{name}*", f"*{_address_prefix(name)}*"):
+        for key in client.scan_iter(match=pattern):
+            client.delete(key)
     client.close()
 
 
@@ -142,9 +143,13 @@ def counter(server, name):
     return 0
 
 
+def _address_prefix(owned):
+    return f"fd00::{owned[:4]}:{owned[4:8]}:{owned[8:12]}:"
+
+
 def address(owned, number):
     """A client address of this test's own, as the trusted proxy reports it."""
-    return {"X-Forwarded-For": f"fd00::{owned[:4]}:{owned[4:8]}:{owned[8:12]}:{number}"}
+    return {"X-Forwarded-For": f"{_address_prefix(owned)}{number}"}
 
 
 def test_every_answer_to_a_limited_token_has_the_headers_and_a_refusal_has_no_effect(
