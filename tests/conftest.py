@@ -135,17 +135,6 @@ def auth_headers():
 
 
 @pytest.fixture
-def environment(tmp_path):
-    """The environment of a command on a fresh SQLite file, with no PLANTSTORE_* leaking in."""
-    clean = {key: value for key, value in os.environ.items() if not key.startswith("PLANTSTORE_")}
-    return {
-        **clean,
-        "PLANTSTORE_DATABASE_URL": f"sqlite:///{tmp_path / 'plantstore.sqlite'}",
-        "PLANTSTORE_API_TOKENS": TOKEN,
-    }
-
-
-@pytest.fixture
 def live_server(tmp_path):
     """Start `gunicorn wsgi:app` on a database as the Procfile does; stopped after the test."""
     servers = Servers(tmp_path, TOKEN)

@@ -1,6 +1,7 @@
 """Settings checked once at start-up: a bad one stops every command and the server, in one line."""
 
 import logging
+import os
 import subprocess
 import sys
 import time
@@ -72,6 +73,17 @@ def bad_setting(variable, value):
 def cases(settings):
     """pytest params of (variable, value, shown), named after the variable and value."""
     return [pytest.param(*case, id=f"{case[0]}={case[1]!r}") for case in settings]
+
+
+@pytest.fixture
+def environment(tmp_path):
+    """The environment of a command on a fresh SQLite file, with no PLANTSTORE_* leaking in."""
+    clean = {key: value for key, value in os.environ.items() if not key.startswith("PLANTSTORE_")}
+    return {
+        **clean,
+        "PLANTSTORE_DATABASE_URL": f"sqlite:///{tmp_path / 'plantstore.sqlite'}",
+        "PLANTSTORE_API_TOKENS": TOKEN,
+    }
 
 
 def run(args, env, timeout=60):
