@@ -72,11 +72,12 @@ from app.config import (  # noqa: E402 (after the directory is set)
     worker_count,
 )
 from app.logs import gunicorn_config  # noqa: E402 (after the directory is set)
+from app.ratelimit import per_worker_note  # noqa: E402 (after the directory is set)
 
 # A bad setting stops the master here, in one line. In a worker it was a traceback and "Worker
 # failed to boot"; by on_starting, gunicorn has already logged a line of its own.
 try:
-    check_environment()
+    plantstore_settings = check_environment()
     check_port()
     workers = worker_count(os.cpu_count() or 1)
 except ConfigError as error:
@@ -86,11 +87,17 @@ logconfig_dict = gunicorn_config(os.environ.get("PLANTSTORE_LOG_FORMAT", "text")
 
 
 def on_starting(server):
-    """Make the metrics directory, or empty it: an earlier run's values must not count."""
+    """Make the metrics directory, or empty it: an earlier run's values must not count.
+
+    Say if rate limits are counted in memory by several workers, each alone.
+    """
     directory = os.environ["PROMETHEUS_MULTIPROC_DIR"]
     os.makedirs(directory, mode=0o700, exist_ok=True)
     for path in glob.glob(os.path.join(directory, "*.db")):
         os.remove(path)
+    note = per_worker_note(plantstore_settings, server.cfg.workers)
+    if note:
+        server.log.warning(note)
 
 
 def child_exit(server, worker):

@@ -13,6 +13,7 @@ from . import (
     metrics,
     openapi,
     plants,
+    ratelimit,
     tokens,
     webhooks,
 )
@@ -33,6 +34,7 @@ def create_app(test_config=None):
     database.init_app(app)
     metrics.init_app(app)
     tokens.init_app(app)
+    ratelimit.init_app(app)
     errors.init_app(app)
     headers.init_app(app)
     plants.init_app(app)

@@ -10,6 +10,7 @@ from flask import Config
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from . import ratelimit
 from .config_errors import ConfigError, invalid
 
 DEFAULTS = {
@@ -31,13 +32,20 @@ DEFAULTS = {
     "WEBHOOK_POLL_INTERVAL": 1,
     "LOG_FORMAT": "text",
     "METRICS_TOKEN": "",
+    # Rate limits, as flask-limiter writes them ("100/second"); empty means no limit.
+    "RATE_LIMIT": "",
+    "RATE_LIMIT_UNAUTHENTICATED": "",
+    "RATE_LIMIT_STORAGE_URL": "memory://",
+    # Seconds a request may wait for the rate limit store.
+    "RATE_LIMIT_STORAGE_TIMEOUT": 0.25,
+    "RATE_LIMIT_FAIL": "open",
 }
 
 # Shorter static tokens could be guessed; issued ones are 47 characters.
 MIN_TOKEN_LENGTH = 32
 
 # Variables with this prefix that are not settings of ours, but of the test suite.
-OTHER_VARIABLES = ("PLANTSTORE_TEST_POSTGRES_URL",)
+OTHER_VARIABLES = ("PLANTSTORE_TEST_POSTGRES_URL", "PLANTSTORE_TEST_REDIS_URL")
 
 # RFC 6750 b64token: what Werkzeug reads back as a bearer token.
 TOKEN_RE = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
@@ -54,13 +62,14 @@ def load(app, overrides=None):
 
 
 def check_environment():
-    """Raise ConfigError unless the PLANTSTORE_* variables make a valid configuration."""
+    """The configuration the PLANTSTORE_* variables make; ConfigError unless it is valid."""
     config = Config(os.getcwd())
     _read(config)
     if config["DATABASE_URL"] is None:
         # The default file is in the app's instance folder, which only the app knows.
         config["DATABASE_URL"] = "sqlite://"
     _check(config)
+    return config
 
 
 def check_port():
@@ -140,6 +149,7 @@ def _check(config):
             f"at least {MIN_TOKEN_LENGTH} characters long",
             metrics_token,
         )
+    _check_rate_limits(config)
 
 
 def _number(value):
@@ -217,6 +227,15 @@ def _database_url(value):
     if backend not in ("sqlite", "postgresql"):
         raise invalid("PLANTSTORE_DATABASE_URL", expected, value)
     return url
+
+
+def _check_rate_limits(config):
+    for key in ("RATE_LIMIT", "RATE_LIMIT_UNAUTHENTICATED"):
+        config[key] = ratelimit.limit_setting(f"PLANTSTORE_{key}", config[key])
+    url = config["RATE_LIMIT_STORAGE_URL"]
+    config["RATE_LIMIT_STORAGE_URL"] = ratelimit.storage_url_setting(url)
+    _require_seconds(config, "RATE_LIMIT_STORAGE_TIMEOUT")
+    config["RATE_LIMIT_FAIL"] = _choice(config, "RATE_LIMIT_FAIL", ("open", "closed"), str.lower)
 
 
 def _token_list(value):

@@ -9,7 +9,11 @@ from sqlalchemy.exc import ArgumentError
 # Shown by their length only: the line may end up in a log.
 SECRETS = ("PLANTSTORE_API_TOKENS", "PLANTSTORE_WEBHOOK_SECRET", "PLANTSTORE_METRICS_TOKEN")
 # URLs may hold a password, which is hidden.
-URLS = ("PLANTSTORE_DATABASE_URL", "PLANTSTORE_WEBHOOK_URLS")
+URLS = (
+    "PLANTSTORE_DATABASE_URL",
+    "PLANTSTORE_WEBHOOK_URLS",
+    "PLANTSTORE_RATE_LIMIT_STORAGE_URL",
+)
 # What stands between "user:" and "@" in a URL SQLAlchemy cannot read.
 PASSWORD_RE = re.compile(r"(//[^/:@]*:)[^@]*@")
 

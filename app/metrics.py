@@ -77,7 +77,7 @@ class Metrics:
         # files there and a scrape sums the files; otherwise this process's registry is enough.
         shared = "PROMETHEUS_MULTIPROC_DIR" in os.environ
         self.registry = CollectorRegistry()
-        own = None if shared else self.registry
+        self._own = own = None if shared else self.registry
         self.requests = Counter(
             "plantstore_http_requests",
             "HTTP requests answered, by method, URL rule and status.",
@@ -99,6 +99,10 @@ class Metrics:
         # (method, route, status) -> its counter and histogram: labels() on every request is
         # most of what metrics cost.
         self._series = {}
+
+    def counter(self, name, documentation):
+        """A new counter without labels, summed over workers like the others."""
+        return Counter(name, documentation, registry=self._own)
 
     def start_clock(self):
         """Note when the request began (a before_request hook)."""

@@ -5,7 +5,8 @@ gunicorn.conf.py in the same environment, each with deploy/nginx.conf in front. 
 scenario at 8 and 64 kept-alive connections (and some at 256), directly and through nginx; rounds
 alternate which side goes first. Settings (environment): BENCH_DURATION seconds per run (3),
 BENCH_ROUNDS (2), BENCH_WARMUP seconds per scenario before the rounds (1), BENCH_PLANTS preloaded
-(10000), BENCH_DATABASE_URL (default: a fresh SQLite file).
+(10000), BENCH_DATABASE_URL (default: a fresh SQLite file). Then the rate limit row
+(bench/ratelimit.py): the service with and without a limit counted in Redis.
 """
 
 import collections
@@ -23,7 +24,7 @@ from sqlalchemy import create_engine, delete, insert
 
 from app.plants.store import plants
 from app.store.deliveries import deliveries
-from bench import load, report, servers
+from bench import load, ratelimit, report, servers
 
 ROOT = servers.ROOT
 TOKEN = "bench-token-0123456789abcdefghijklmnopqrstuvwxyz"
@@ -126,6 +127,20 @@ def measure(sides):
     return runs
 
 
+def measure_rate_limit(stack, service, env, folder):
+    """The rate limit row's runs: service against a limited twin; None without Redis."""
+    if not ratelimit.reachable():
+        print(f"rate limit row skipped: no Redis answers at {ratelimit.REDIS_URL}", file=sys.stderr)
+        return None
+    limited = start(stack, APPS["service"], {**env, **ratelimit.settings()}, folder / "limited")
+    fresh_ids = itertools.count(10**15, 10**8)  # past every range measure() takes
+    for side in (service, limited):
+        one_run(side, ratelimit.CASES[0], WARMUP, next(fresh_ids))
+    sides = {"service": service, "limited": limited}
+    runs = ratelimit.measure(sides, one_run, ROUNDS, DURATION, fresh_ids)
+    return ratelimit.rows(runs, "service", "limited")
+
+
 def describe(settings):
     """One line for what gunicorn.conf.py chose on each side."""
     return "; ".join(
@@ -170,6 +185,7 @@ def main():
             }
             runs = measure(sides)
             rss = {name: side.gunicorn.peak_rss_mib() for name, side in sides.items()}
+            rate_limit = measure_rate_limit(stack, sides["service"], env, folder)
     rows = report.summarise(runs, CASES, postgres=DATABASE_URL is not None)
     load_rows = report.load_rows(rows, HIGH)
     database = "postgresql" if DATABASE_URL else "sqlite"
@@ -178,6 +194,8 @@ def main():
         f"{describe(settings)}"
     )
     report.print_tables(header, rows, load_rows, HIGH, rss)
+    if rate_limit is not None:
+        ratelimit.print_rows(rate_limit)
     raw = [{"side": key[0], "case": key[1:], "rounds": value} for key, value in runs.items()]
     summary = {
         "when": when,
@@ -189,6 +207,7 @@ def main():
         "rows": rows,
         "load": load_rows,
         "peak_rss_per_worker_mib": rss,
+        "rate_limit": rate_limit,
         "runs": raw,
     }
     print(f"results: {write_results(summary).relative_to(ROOT)}")

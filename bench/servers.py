@@ -98,14 +98,19 @@ class Gunicorn:
         self.env = {**env, "PORT": str(self.port)}
         self.access_log = folder / "access.log"
         self.error_log = folder / "error.log"
+        self.folder = folder
         self.process = None
 
     def settings(self):
         """What gunicorn.conf.py chose in this environment (gunicorn --print-config)."""
+        # --print-config also loads the app, whose metrics need an existing directory: the
+        # one gunicorn.conf.py names is only made when gunicorn starts serving.
+        metrics = self.folder / "print-config-metrics"
+        metrics.mkdir(exist_ok=True)
         output = subprocess.run(
             [self._gunicorn(), "--print-config", self.app],
             cwd=ROOT,
-            env=self.env,
+            env={**self.env, "PROMETHEUS_MULTIPROC_DIR": str(metrics)},
             capture_output=True,
             text=True,
             check=True,

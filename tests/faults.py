@@ -1,14 +1,16 @@
-"""Processes a test stops, freezes or lets hold a lock: lock holders and a PostgreSQL server."""
+"""Processes a test stops, freezes or lets hold a lock: lock holders, a PostgreSQL server and
+a Redis server."""
 
 import os
 import pathlib
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 
-from liveserver import free_port
+from liveserver import START_TIMEOUT, free_port, wait_for
 
 
 class Holder:
@@ -107,3 +109,50 @@ class PrivatePostgres:
             capture_output=True,
         )
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class PrivateRedis:
+    """A redis-server of the test's own on a free port, which it may stop, start and freeze."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process = None
+        self.start()
+
+    def start(self):
+        """Start the server (empty: it keeps nothing on disk) and wait until it answers."""
+        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+        command += ["--save", "", "--appendonly", "no", "--dir", str(self.folder)]
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        wait_for(self._answers, START_TIMEOUT, f"redis-server on port {self.port} to answer")
+
+    def _answers(self):
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(16) == b"+PONG\r\n"
+        except OSError:
+            return False
+
+    def stop(self):
+        """Kill the server: every connection to it is refused from now on."""
+        self.process.kill()
+        self.process.wait()
+
+    def freeze(self):
+        """SIGSTOP the server: the kernel still accepts connections, nothing answers."""
+        os.kill(self.process.pid, signal.SIGSTOP)
+
+    def thaw(self):
+        """SIGCONT what freeze stopped."""
+        os.kill(self.process.pid, signal.SIGCONT)
+
+    def destroy(self):
+        """Stop the server if it runs."""
+        if self.process.poll() is None:
+            self.thaw()
+            self.stop()

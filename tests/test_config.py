@@ -33,6 +33,17 @@ BAD_SETTINGS = [
     ("PLANTSTORE_WEBHOOK_POLL_INTERVAL", "true", "'true'"),
     ("PLANTSTORE_LOG_FORMAT", "xml", "'xml'"),
     ("PLANTSTORE_METRICS_TOKEN", "short-metrics-token", "a value of 19 characters"),
+    ("PLANTSTORE_RATE_LIMIT", "5 per fortnight", "'5 per fortnight'"),
+    ("PLANTSTORE_RATE_LIMIT_UNAUTHENTICATED", "many", "'many'"),
+    ("PLANTSTORE_RATE_LIMIT_STORAGE_URL", "memcached://h:11211", "'memcached://h:11211'"),
+    ("PLANTSTORE_RATE_LIMIT_STORAGE_URL", "redis://h:port/0", "'redis://h:port/0'"),
+    (
+        "PLANTSTORE_RATE_LIMIT_STORAGE_URL",
+        "redis://me:redis-password@h:6379/x",
+        "'redis://me:***@h:6379/x'",
+    ),
+    ("PLANTSTORE_RATE_LIMIT_STORAGE_TIMEOUT", "0", "'0'"),
+    ("PLANTSTORE_RATE_LIMIT_FAIL", "Maybe", "'Maybe'"),
 ]
 # gunicorn's own PaaS variables, which gunicorn.conf.py reads too.
 BAD_SERVER_SETTINGS = [
@@ -41,7 +52,13 @@ BAD_SERVER_SETTINGS = [
     ("WEB_CONCURRENCY", "0", "'0'"),
 ]
 # What no line may show: secrets, and the passwords in URLs.
-NEVER_SHOWN = ("short-static-token", "db-password", "hook-password", "short-metrics-token")
+NEVER_SHOWN = (
+    "short-static-token",
+    "db-password",
+    "hook-password",
+    "short-metrics-token",
+    "redis-password",
+)
 # A refusal comes before anything touches the database or the network.
 REFUSAL_SECONDS = 10
 

@@ -46,6 +46,11 @@ ERRORS = {
     ),
     413: ("The request body is larger than the limit.", "request entity too large"),
     415: ("The request body is not application/json.", "Content-Type must be application/json."),
+    429: (
+        "Past the rate limit of the token, or, for a request that fails authentication, of its "
+        "address; the request had no effect. Retry-After says when to try again.",
+        "Too many requests: the limit is 100 per 1 second.",
+    ),
     500: (
         "An unexpected fault; the log has its details under the request id.",
         "internal server error",
@@ -59,6 +64,20 @@ ERROR_HEADERS = {
     401: {"WWW-Authenticate": 'The Bearer challenge; error="invalid_token" for a refused token'},
     405: {"Allow": "The methods this path takes"},
 }
+# Headers declared once, under components, and referred to by name.
+HEADERS = {
+    "Retry-After": "Whole seconds to wait before trying again, at least 1: on a 429, and on a "
+    "503 from the rate limit store.",
+    "X-RateLimit-Limit": "While a rate limit applies: the requests it allows in its window "
+    "(of the limit closest to refusing).",
+    "X-RateLimit-Remaining": "While a rate limit applies: the requests it still allows now.",
+    "X-RateLimit-Reset": "While a rate limit applies: when a request is allowed again, in Unix "
+    "time (seconds).",
+}
+RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+# Routing answers these before the token is counted.
+UNCOUNTED = {405}
+STORE_UNAVAILABLE = " Or the rate limit store does not, with PLANTSTORE_RATE_LIMIT_FAIL=closed."
 # Routing and the one error handler can answer any request with these.
 EVERY_OPERATION = {404, 405, 500}
 CONVERTER = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
@@ -73,18 +92,20 @@ def build_spec(app):
         if not apidoc.operation_of(app.view_functions[rule.endpoint]).hidden
     ]
     _register_schemas(spec, [apidoc.operation_of(view) for _, view in routes])
-    tags = {}
+    tags, referred = {}, set()
     for rule, view in routes:
         tag = rule.endpoint.rpartition(".")[0] or "service"
         if tag not in tags:
             tags[tag] = apidoc.tag_description(tag) or _module_summary(view, tag)
-        path, operation = _path_and_operation(rule, view, tag)
+        path, operation = _path_and_operation(rule, view, tag, referred)
         methods = sorted(rule.methods - {"HEAD", "OPTIONS"})
         operations = {method.lower(): dict(operation) for method in methods}
         if len(methods) > 1:  # one view, several operations: each needs its own id
             for method, each in operations.items():
                 each["operationId"] += method.title()
         spec.path(path=path, operations=operations)
+    for status in sorted(referred):
+        spec.components.response(str(status), _error_response(status))
     for name, description in sorted(tags.items()):
         spec.tag({"name": name, "description": description})
     return {**spec.to_dict(), "webhooks": openapi_webhooks.webhooks()}
@@ -113,16 +134,34 @@ def _new_spec():
             "PLANTSTORE_API_TOKENS.",
         },
     )
-    for status, (description, message) in ERRORS.items():
-        content = {"schema": "Error", "example": {"error": status, "message": message}}
-        response = {"description": description, "content": {"application/json": content}}
-        if status in ERROR_HEADERS:
-            response["headers"] = {
-                name: {"description": text, "schema": {"type": "string"}}
-                for name, text in ERROR_HEADERS[status].items()
-            }
-        spec.components.response(str(status), response)
+    for name, description in HEADERS.items():
+        schema = {"type": "integer", "minimum": 0}
+        spec.components.header(name, {"description": description, "schema": schema})
     return spec
+
+
+def _error_response(status, limited=False):
+    """The Error answer of status; limited: of a rate-limited operation, with its headers."""
+    description, message = ERRORS[status]
+    if limited and status == 503:
+        description += STORE_UNAVAILABLE
+    content = {"schema": "Error", "example": {"error": status, "message": message}}
+    response = {"description": description, "content": {"application/json": content}}
+    headers = {
+        name: {"description": text, "schema": {"type": "string"}}
+        for name, text in ERROR_HEADERS.get(status, {}).items()
+    }
+    if limited and status not in UNCOUNTED:
+        headers.update(_header_refs(RATE_LIMIT_HEADERS))
+    if limited and status in (429, 503):
+        headers.update(_header_refs(["Retry-After"]))
+    if headers:
+        response["headers"] = headers
+    return response
+
+
+def _header_refs(names):
+    return {name: {"$ref": f"#/components/headers/{name}"} for name in names}
 
 
 def _register_schemas(spec, operations):
@@ -145,7 +184,7 @@ def _module_summary(view, fallback):
     return (inspect.getdoc(sys.modules[view.__module__]) or fallback).splitlines()[0]
 
 
-def _path_and_operation(rule, view, tag):
+def _path_and_operation(rule, view, tag, referred):
     op = apidoc.operation_of(view)
     summary, _, description = (inspect.getdoc(view) or view.__name__).partition("\n")
     first, *rest = view.__name__.split("_")
@@ -157,7 +196,7 @@ def _path_and_operation(rule, view, tag):
         "summary": summary,
         "description": description.strip() or summary,
         "operationId": first + "".join(word.title() for word in rest),
-        "responses": _responses(op),
+        "responses": _responses(op, referred),
     }
     if parameters:
         operation["parameters"] = parameters
@@ -188,19 +227,33 @@ def _path(rule, op):
     ]
 
 
-def _responses(op):
+def _responses(op, referred):
+    """The operation's answers; its errors refer to components (added to referred), except on
+    an operation that needs a token: its answers carry the rate limit headers, so each is its own.
+    """
+    limited = not op.public
     statuses = set(EVERY_OPERATION) | op.errors
-    if not op.public:
-        statuses |= {401, 503}  # the token is looked up in the database
+    if limited:
+        statuses |= {401, 503, 429}  # the token is looked up in the database, and counted
     if op.body is not None:
         statuses |= {400, 413, 415}
     if op.arguments:
         statuses.add(400)
-    responses = {str(status): {"$ref": f"#/components/responses/{status}"} for status in statuses}
+    if not limited:
+        referred.update(statuses)
+    responses = {
+        str(status): _error_response(status, limited=True)
+        if limited
+        else {"$ref": f"#/components/responses/{status}"}
+        for status in statuses
+    }
     for status, answer in (op.responses or {200: {"description": "Success"}}).items():
         responses[str(status)] = {"description": answer["description"]}
-        if answer.get("headers"):
-            responses[str(status)]["headers"] = answer["headers"]
+        headers = dict(answer.get("headers") or {})
+        if limited:
+            headers.update(_header_refs(RATE_LIMIT_HEADERS))
+        if headers:
+            responses[str(status)]["headers"] = headers
         if answer.get("schema") is not None:
             responses[str(status)]["content"] = {"application/json": {"schema": answer["schema"]}}
     return dict(sorted(responses.items()))

@@ -7,6 +7,7 @@ from flask import current_app
 from flask_httpauth import HTTPTokenAuth
 from werkzeug.exceptions import Forbidden, Unauthorized
 
+from .. import ratelimit
 from ..database import DatabaseFailure, get_db
 from . import store as token_store
 
@@ -31,13 +32,20 @@ def token_hash(token):
 
 @auth.verify_token
 def verify_token(token):
-    """The Caller for a token, or None: a hash lookup, so no secret is compared byte by byte."""
+    """The Caller for a token, or None: a hash lookup, so no secret is compared byte by byte.
+
+    A valid token's request is counted against its rate limit here, before any view runs.
+    """
     digest = token_hash(token)
-    static = current_app.extensions["plantstore.static_tokens"].get(digest)
-    if static is not None:
-        return static
-    issued = token_store.find_live(get_db(), digest)
-    return Caller(*issued) if issued else None
+    extensions = current_app.extensions
+    caller = extensions["plantstore.static_tokens"].get(digest)
+    if caller is None:
+        issued = token_store.find_live(get_db(), digest)
+        caller = Caller(*issued) if issued else None
+    limits = extensions.get(ratelimit.EXTENSION)
+    if caller is not None and limits is not None:
+        limits.check_token(caller.name)
+    return caller
 
 
 @auth.get_user_roles
@@ -51,6 +59,9 @@ def auth_error(status):
     """Hand 401 and 403 to the one error handler, with the Bearer challenge on a 401."""
     if status == 403:
         raise Forbidden("This token is read-only.")
+    limits = current_app.extensions.get(ratelimit.EXTENSION)
+    if limits is not None:
+        limits.check_refused()  # past its address's limit, a 429 instead
     challenge = f'Bearer realm="{REALM}"'
     if getattr(auth.get_auth(), "token", None):
         challenge += ', error="invalid_token"'

@@ -10,6 +10,7 @@ import schemathesis
 from openapi_spec_validator import validate
 
 from app import create_app
+from app.openapi import RATE_LIMIT_HEADERS
 from helpers import TOKEN
 from liveserver import ROOT
 
@@ -91,10 +92,10 @@ def test_webhook_posts_a_new_plant_with_its_signature_headers(client):
 @pytest.mark.parametrize(
     ("path", "method", "statuses"),
     [
-        ("/plants", "post", {200, 400, 401, 403, 404, 405, 409, 413, 415, 500, 503}),
-        ("/plants", "get", {200, 400, 401, 404, 405, 500, 503}),
-        ("/plants/{id}", "get", {200, 400, 401, 404, 405, 500, 503}),
-        ("/plants/{id}", "delete", {204, 400, 401, 403, 404, 405, 500, 503}),
+        ("/plants", "post", {200, 400, 401, 403, 404, 405, 409, 413, 415, 429, 500, 503}),
+        ("/plants", "get", {200, 400, 401, 404, 405, 429, 500, 503}),
+        ("/plants/{id}", "get", {200, 400, 401, 404, 405, 429, 500, 503}),
+        ("/plants/{id}", "delete", {204, 400, 401, 403, 404, 405, 429, 500, 503}),
         ("/healthz", "get", {200, 404, 405, 500, 503}),
         ("/openapi.json", "get", {200, 404, 405, 500}),
     ],
@@ -104,10 +105,29 @@ def test_every_status_an_operation_gives_is_documented(client, path, method, sta
     responses = document["paths"][path][method]["responses"]
     assert set(responses) == {str(status) for status in statuses}
     for status in statuses - {200, 204}:
-        assert responses[str(status)] == {"$ref": f"#/components/responses/{status}"}
-        error = document["components"]["responses"][str(status)]["content"]["application/json"]
+        response = responses[str(status)]
+        if path.startswith("/plants"):  # rate limited: each answer declares the headers
+            assert {*RATE_LIMIT_HEADERS, "Retry-After"} & set(response["headers"]) == (
+                set(RATE_LIMIT_HEADERS) if status != 405 else set()
+            ) | ({"Retry-After"} if status in (429, 503) else set())
+        else:
+            assert response == {"$ref": f"#/components/responses/{status}"}
+            response = document["components"]["responses"][str(status)]
+        error = response["content"]["application/json"]
         assert error["schema"] == {"$ref": "#/components/schemas/Error"}
         assert error["example"]["error"] == status
+
+
+@pytest.mark.parametrize(("path", "method"), [("/plants", "post"), ("/plants/{id}", "delete")])
+def test_rate_limit_headers_are_declared_on_every_answer_of_a_plants_operation(
+    client, path, method
+):
+    document = client.get("/openapi.json").get_json()
+    success = document["paths"][path][method]["responses"]["200" if method == "post" else "204"]
+    refs = {name: {"$ref": f"#/components/headers/{name}"} for name in RATE_LIMIT_HEADERS}
+    assert success["headers"] == refs
+    for name in (*RATE_LIMIT_HEADERS, "Retry-After"):
+        assert document["components"]["headers"][name]["schema"]["type"] == "integer"
 
 
 def test_every_operation_has_a_declared_tag_a_description_and_an_id(client):
@@ -174,7 +194,7 @@ def test_a_route_without_annotations_is_documented_from_its_docstring(make_app):
     assert operation["operationId"] == "sayHello"
     assert operation["tags"] == ["service"]
     assert operation["parameters"][0]["name"] == "name"
-    assert set(operation["responses"]) == {"200", "401", "404", "405", "500", "503"}
+    assert set(operation["responses"]) == {"200", "401", "404", "405", "429", "500", "503"}
 
 
 def test_document_needs_no_token_and_is_not_cached_as_private(client):

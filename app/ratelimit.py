@@ -1,0 +1,244 @@
+"""Rate limits: one bucket per token, one per address for refused requests (``limits``).
+
+Nothing here is attached unless PLANTSTORE_RATE_LIMIT or PLANTSTORE_RATE_LIMIT_UNAUTHENTICATED
+is set. app/tokens/auth.py calls the checks once the token is looked up and before the view
+runs, so a refused request has no effect. flask-limiter's request path is not used: its hooks
+run on every request, exempt paths included, and cost more than the whole budget of a limit
+(README, "Rate limits").
+"""
+
+import math
+import time
+from urllib.parse import urlsplit
+
+from flask import request
+from limits import parse_many
+from limits.storage import storage_from_string
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
+
+from .config_errors import invalid
+
+# Where the app keeps its RateLimits, when a limit is configured.
+EXTENSION = "plantstore.ratelimit"
+# The first part of every bucket's key; the kind and the token's identity or the address
+# follow. Never a token.
+KEY_PREFIX = "plantstore"
+# Where a request's X-RateLimit-* headers wait for its answer (see RateLimitHeaders).
+HEADERS = "plantstore.ratelimit_headers"
+# Buckets a worker remembers; past this many, those whose windows all ended are forgotten.
+MAX_REMEMBERED = 10_000
+# A fail-open warning is logged at most this often per worker, in seconds.
+WARNING_INTERVAL = 60
+# What a 503 asks a client to wait while the counter store does not answer, in seconds.
+UNAVAILABLE_RETRY_AFTER = 5
+
+
+def _limits(value):
+    # Shorter windows first: a request one of them refuses is not counted by the longer ones.
+    return sorted(parse_many(value)) if value else []
+
+
+class Bucket:
+    """One limit of one token or address: its key in the store, and when its window ends."""
+
+    __slots__ = ("amount", "ends", "expiry", "key", "limit", "shown")
+
+    def __init__(self, limit, kind, who):
+        self.limit = limit
+        self.key = limit.key_for(KEY_PREFIX, kind, who)
+        self.amount = limit.amount
+        self.shown = str(limit.amount)
+        self.expiry = limit.get_expiry()
+        self.ends = 0.0
+
+    def count(self, storage):
+        """Count one request in this fixed window; what remains (below 0: refused).
+
+        One round trip: the store's increment starts the window, with its expiry, at the first
+        request, atomically. The window's end is asked once per worker and window.
+        """
+        remaining = self.amount - storage.incr(self.key, self.expiry)
+        if self.ends <= time.time():
+            self.ends = storage.get_expiry(self.key)
+        return remaining
+
+
+class RateLimits:
+    """The counter store, the two limits, and what a refusal or a store failure does."""
+
+    def __init__(self, app):
+        config = app.config
+        self.logger = app.logger
+        self.fail_closed = config["RATE_LIMIT_FAIL"] == "closed"
+        self.storage = storage_from_string(
+            config["RATE_LIMIT_STORAGE_URL"], **storage_options(config)
+        )
+        self.store_errors = self.storage.base_exceptions
+        self.token_limits = _limits(config["RATE_LIMIT"])
+        self.address_limits = _limits(config["RATE_LIMIT_UNAUTHENTICATED"])
+        # (kind, token identity or address) -> its buckets, one per limit.
+        self.buckets = {}
+        app_metrics = app.extensions["plantstore.metrics"]
+        self.refused = app_metrics.counter(
+            "plantstore_rate_limited", "Requests refused with 429 by a rate limit."
+        )
+        self.store_failures = app_metrics.counter(
+            "plantstore_rate_limit_storage_errors",
+            "Requests whose rate limit counter store failed or did not answer in time.",
+        )
+        self.warned_at = -math.inf
+        app.wsgi_app = RateLimitHeaders(app.wsgi_app)
+
+    def check_token(self, identity):
+        """Count a request of the token known as identity; 429 past its limit."""
+        if self.token_limits:
+            self._check(request.environ, self.token_limits, "token", identity)
+
+    def check_refused(self):
+        """Count a request that failed authentication against its address; 429 past its limit."""
+        if self.address_limits:
+            environ = request.environ
+            self._check(environ, self.address_limits, "address", environ.get("REMOTE_ADDR", ""))
+
+    def _buckets(self, limits, kind, who):
+        buckets = self.buckets.get((kind, who))
+        if buckets is None:
+            if len(self.buckets) >= MAX_REMEMBERED:
+                now = time.time()
+                self.buckets = {
+                    key: each
+                    for key, each in list(self.buckets.items())
+                    if any(bucket.ends > now for bucket in each)
+                }
+            buckets = self.buckets[kind, who] = [Bucket(limit, kind, who) for limit in limits]
+        return buckets
+
+    def _check(self, environ, limits, kind, who):
+        counted = []
+        try:
+            for bucket in self._buckets(limits, kind, who):
+                counted.append((bucket.count(self.storage), bucket))
+                if counted[-1][0] < 0:
+                    break  # the longer windows do not count a refused request
+        except self.store_errors as error:
+            self.failed(error)
+            return
+        # The limit closest to refusing: the fewest remaining, then the shorter window.
+        remaining, bucket = min(counted, key=_closeness) if len(counted) > 1 else counted[0]
+        environ[HEADERS] = [
+            ("X-RateLimit-Limit", bucket.shown),
+            ("X-RateLimit-Remaining", str(max(remaining, 0))),
+            ("X-RateLimit-Reset", str(math.ceil(bucket.ends))),
+        ]
+        if remaining < 0:
+            self.refused.inc()
+            raise TooManyRequests(
+                f"Too many requests: the limit is {bucket.limit}.",
+                retry_after=max(1, math.ceil(bucket.ends - time.time())),
+            )
+
+    def failed(self, error):
+        """The counter store failed: serve unlimited (fail open), or answer 503 (closed)."""
+        self.store_failures.inc()
+        self.buckets = {}  # a store that comes back may have lost its windows
+        if self.fail_closed:
+            raise ServiceUnavailable(
+                "The rate limit store is unavailable.", retry_after=UNAVAILABLE_RETRY_AFTER
+            )
+        now = time.monotonic()
+        if now - self.warned_at >= WARNING_INTERVAL:
+            self.warned_at = now
+            self.logger.warning(
+                "rate limit store unavailable, serving requests unlimited (logged at most once "
+                "a minute; plantstore_rate_limit_storage_errors_total counts them): %s: %s",
+                type(error).__name__,
+                error,
+            )
+
+
+def _closeness(counted):
+    remaining, bucket = counted
+    return remaining, bucket.expiry
+
+
+class RateLimitHeaders:
+    """WSGI middleware: the X-RateLimit-* headers a check left in environ, on the answer.
+
+    Cheaper than an after_request hook adding them to Flask's response, which checks each one.
+    """
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        """Serve the request, adding the headers its check left, if any."""
+
+        def start_with_headers(status, headers, exc_info=None):
+            return start_response(status, headers + environ.get(HEADERS, []), exc_info)
+
+        return self.app(environ, start_with_headers)
+
+
+def limit_setting(variable, value):
+    """A limit setting, checked with the parser of the limits library; empty is no limit."""
+    try:
+        if isinstance(value, str) and (not value.strip() or parse_many(value)):
+            return value.strip()
+    except ValueError:
+        pass
+    expected = "a rate limit such as '100/second' or '5000 per hour; 100 per second'"
+    raise invalid(variable, expected, value)
+
+
+def storage_url_setting(value):
+    """PLANTSTORE_RATE_LIMIT_STORAGE_URL, checked: memory:// or redis://host:port/db."""
+    if value == "memory://":
+        return value
+    parts = urlsplit(value) if isinstance(value, str) else None
+    try:
+        valid = (
+            parts is not None
+            and parts.scheme == "redis"
+            and bool(parts.hostname)
+            and (parts.port or 0) >= 0  # reading the port checks that it is a number
+            and (parts.path.strip("/") or "0").isdigit()
+        )
+    except ValueError:
+        valid = False
+    if not valid:
+        expected = "memory:// or redis://host:port/db"
+        raise invalid("PLANTSTORE_RATE_LIMIT_STORAGE_URL", expected, value)
+    return value
+
+
+def storage_options(config):
+    """redis-py options: no wait for the store longer than the timeout, and no retry."""
+    if config["RATE_LIMIT_STORAGE_URL"] == "memory://":
+        return {}
+    timeout = config["RATE_LIMIT_STORAGE_TIMEOUT"]
+    return {
+        "socket_timeout": timeout,
+        "socket_connect_timeout": timeout,
+        # A retry would double the wait; the next request connects again anyway.
+        "retry": Retry(NoBackoff(), 0),
+    }
+
+
+def per_worker_note(config, workers):
+    """The start-up line saying that memory storage counts per worker, or None."""
+    limited = config["RATE_LIMIT"] or config["RATE_LIMIT_UNAUTHENTICATED"]
+    if not limited or workers < 2 or config["RATE_LIMIT_STORAGE_URL"] != "memory://":
+        return None
+    return (
+        f"rate limits count in memory: each of the {workers} workers counts alone, so a client "
+        f"may get up to {workers} times the limit; set PLANTSTORE_RATE_LIMIT_STORAGE_URL to a "
+        "redis:// URL for one count across workers and hosts"
+    )
+
+
+def init_app(app):
+    """Attach the limits only when one is configured: otherwise nothing runs."""
+    if app.config["RATE_LIMIT"] or app.config["RATE_LIMIT_UNAUTHENTICATED"]:
+        app.extensions[EXTENSION] = RateLimits(app)
