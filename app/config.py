@@ -27,6 +27,12 @@ DEFAULTS = {
     "WEBHOOK_RETRY_MAX_DELAY": 3600,
     "WEBHOOK_TIMEOUT": 5,
     "WEBHOOK_POLL_INTERVAL": 1,
+    # Attempts in flight: in all, and to one receiver.
+    "WEBHOOK_CONCURRENCY": 32,
+    "WEBHOOK_RECEIVER_CONCURRENCY": 4,
+    # Seconds a delivered delivery is kept, and how many old ones one transaction deletes.
+    "WEBHOOK_RETENTION": 7 * 24 * 3600,
+    "WEBHOOK_RETENTION_BATCH": 1000,
     "LOG_FORMAT": "text",
     "METRICS_TOKEN": "",
 }
@@ -102,12 +108,19 @@ def _check(config):
         raise ConfigError("PLANTSTORE_SQLITE_SYNCHRONOUS must be NORMAL, FULL or EXTRA")
     config["SQLITE_SYNCHRONOUS"] = synchronous
     config["API_TOKENS"] = _token_list(config["API_TOKENS"])
-    _require_int(config, "WEBHOOK_MAX_ATTEMPTS", minimum=1)
+    for key in (
+        "WEBHOOK_MAX_ATTEMPTS",
+        "WEBHOOK_CONCURRENCY",
+        "WEBHOOK_RECEIVER_CONCURRENCY",
+        "WEBHOOK_RETENTION_BATCH",
+    ):
+        _require_int(config, key, minimum=1)
     for key in (
         "WEBHOOK_RETRY_DELAY",
         "WEBHOOK_RETRY_MAX_DELAY",
         "WEBHOOK_TIMEOUT",
         "WEBHOOK_POLL_INTERVAL",
+        "WEBHOOK_RETENTION",
     ):
         _require_seconds(config, key)
     config["WEBHOOK_URLS"] = _webhook_urls(config["WEBHOOK_URLS"])

@@ -10,12 +10,9 @@ from sqlalchemy import (
     BigInteger,
     Column,
     DateTime,
-    Index,
-    Integer,
     MetaData,
     String,
     Table,
-    Text,
     TypeDecorator,
     func,
     text,
@@ -68,26 +65,6 @@ tokens = Table(
     Column("created_at", UTCDateTime, nullable=False),
     Column("expires_at", UTCDateTime),
     Column("revoked_at", UTCDateTime),
-)
-
-# The outbox: one row per new plant and receiver, written in the plant's own transaction.
-deliveries = Table(
-    "deliveries",
-    metadata,
-    Column("id", String(32), primary_key=True),
-    Column("url", Text, nullable=False),
-    Column("event", String(50), nullable=False),
-    # The exact bytes that are signed and sent, on every attempt.
-    Column("body", Text, nullable=False),
-    Column("status", String(10), nullable=False),
-    Column("attempts", Integer, nullable=False),
-    Column("created_at", UTCDateTime, nullable=False),
-    Column("next_attempt_at", UTCDateTime, nullable=False),
-    # A worker's claim: nobody else sends the delivery before this time.
-    Column("claimed_until", UTCDateTime),
-    Column("delivered_at", UTCDateTime),
-    Column("last_error", Text),
-    Index("deliveries_due", "status", "next_attempt_at"),
 )
 
 DIALECTS = {"sqlite": sqlite.dialect(paramstyle="named"), "postgresql": psycopg.dialect()}

@@ -13,8 +13,9 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Blueprint, current_app, request
 from marshmallow import Schema
 
-from . import apidoc, openapi_webhooks
+from . import apidoc
 from .schemas import ErrorSchema, NewPlantSchema
+from .webhooks import openapi as webhooks_openapi
 
 bp = Blueprint("openapi", __name__)
 apidoc.tag(bp, "The interface itself: this document, and the page that renders it.")
@@ -85,7 +86,7 @@ def build_spec(app):
         spec.path(path=path, operations=operations)
     for name, description in sorted(tags.items()):
         spec.tag({"name": name, "description": description})
-    return {**spec.to_dict(), "webhooks": openapi_webhooks.webhooks()}
+    return {**spec.to_dict(), "webhooks": webhooks_openapi.webhooks()}
 
 
 def _new_spec():

@@ -21,7 +21,8 @@ import tempfile
 
 from sqlalchemy import create_engine, delete, insert
 
-from app.db import deliveries, plants
+from app.db import plants
+from app.webhooks.store import deliveries
 from bench import load, report, servers
 
 ROOT = servers.ROOT

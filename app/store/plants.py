@@ -3,7 +3,7 @@
 import enum
 
 from ..db import driver_sql
-from . import deliveries
+from ..webhooks import store as deliveries
 
 
 class Outcome(enum.Enum):

@@ -1,0 +1,253 @@
+"""The delivery worker: one event loop sends concurrently, one thread claims and records in
+batches, so that neither a slow receiver nor a wait for the database holds up the rest."""
+
+import asyncio
+import concurrent.futures
+import contextlib
+import datetime
+import logging
+import random
+import signal
+import time
+
+from ..errors import DATABASE_DOWN
+from ..store import utcnow
+from . import store
+from .outbox import receiver_name
+from .sender import Sender
+
+# Seconds a lease allows beyond the attempt and its recording, for clocks of hosts that differ.
+CLOCK_MARGIN = 5
+# Longest pause of a worker whose database keeps failing, seconds.
+MAX_OUTAGE_PAUSE = 30
+# Shortest time between two claim-and-record transactions: outcomes gather into one batch, and
+# the creates get the write lock in between.
+BATCH_GAP = 0.01
+# Seconds between two retention deletes while the last one found fewer rows than a batch.
+RETENTION_INTERVAL = 1
+
+
+class Receiver:
+    """One receiver URL, its name for logs, and its attempts in flight."""
+
+    def __init__(self, url):
+        self.url = url
+        self.name = receiver_name(url)
+        self.in_flight = 0
+
+
+class Worker:
+    """Sends due deliveries concurrently: at most CONCURRENCY attempts, RECEIVER_CONCURRENCY
+    per receiver, so a receiver that hangs or fails can only hold its own slots."""
+
+    def __init__(self, app):
+        config = app.config
+        self.db = app.extensions["plantstore.db"]
+        self.logger = app.logger
+        self.config = config
+        self.max_attempts = config["WEBHOOK_MAX_ATTEMPTS"]
+        self.poll_interval = config["WEBHOOK_POLL_INTERVAL"]
+        self.concurrency = config["WEBHOOK_CONCURRENCY"]
+        self.receiver_concurrency = config["WEBHOOK_RECEIVER_CONCURRENCY"]
+        self.retention = datetime.timedelta(seconds=config["WEBHOOK_RETENTION"])
+        self.retention_batch = config["WEBHOOK_RETENTION_BATCH"]
+        # The attempt ends by its deadline and is recorded within the database timeout: no other
+        # worker can claim the delivery while it is being sent.
+        self.lease = datetime.timedelta(
+            seconds=config["WEBHOOK_TIMEOUT"] + config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
+        )
+        # What a database outage or a held lock raises, from SQLAlchemy or from the driver.
+        self.database_down = (*DATABASE_DOWN, self.db.engine.dialect.loaded_dbapi.OperationalError)
+        self.receivers = {url: Receiver(url) for url in config["WEBHOOK_URLS"]}
+        self.in_flight = 0
+        self.outcomes = []
+        self.unsent = []
+        self.tasks = set()
+        self.stopping = False
+        self.loop = None
+        self.sender = None
+        self._wake = self._stopped = None
+        self._turn = 0
+        self._next_retention = 0.0
+        self._looked_for_other_receivers = False
+        # The one thread that talks to the database: a wait for a lock never stalls the loop.
+        self._db_thread = concurrent.futures.ThreadPoolExecutor(1, "webhooks-db")
+
+    def serve(self):
+        """Deliver until SIGTERM or SIGINT, then finish the attempts in flight and exit."""
+
+        async def main():
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                asyncio.get_running_loop().add_signal_handler(signum, self.stop)
+            await self.run()
+
+        asyncio.run(main())
+
+    def stop(self):
+        """Stop claiming; run() returns once the attempts in flight are recorded."""
+        self.stopping = True
+        self._stopped.set()
+        self._wake.set()
+
+    async def run(self):
+        """Deliver until stop(): claim, send, record; then settle what is in flight."""
+        self.loop = asyncio.get_running_loop()
+        self._wake, self._stopped = asyncio.Event(), asyncio.Event()
+        config = self.config
+        self.sender = Sender(config["WEBHOOK_SECRET"], config["WEBHOOK_TIMEOUT"], self.concurrency)
+        try:
+            await self._deliver()
+            await self._settle()
+        finally:
+            await self.sender.close()
+            self._db_thread.shutdown()
+
+    async def _deliver(self):
+        failures = 0
+        while not self.stopping:
+            self._wake.clear()
+            outcomes, self.outcomes = self.outcomes, []
+            try:
+                if not self._looked_for_other_receivers:
+                    await self._find_other_receivers()
+                claimed = await self._in_db(self._exchange, outcomes, self._wants())
+            except self.database_down as error:
+                self.outcomes[:0] = outcomes
+                failures += 1
+                await self._pause(failures, error)
+                continue
+            if self.stopping:
+                self.unsent = [delivery[0] for delivery in claimed]
+                break
+            for delivery in claimed:
+                self._start(*delivery)
+            try:
+                await self._keep_retention()
+            except self.database_down as error:
+                failures += 1
+                await self._pause(failures, error)
+                continue
+            failures = 0
+            await self._idle()
+
+    def _exchange(self, outcomes, wants):
+        # In the database thread: one transaction records a batch of outcomes and claims the
+        # next batch, so the outbox takes the write lock once per round.
+        with self.db.transaction() as cursor:
+            store.record(self.db, cursor, outcomes)
+            return store.claim(self.db, cursor, wants, self.lease, self.max_attempts)
+
+    async def _find_other_receivers(self):
+        # Deliveries addressed to a receiver no longer configured are still sent.
+        for url in await self._in_db(store.pending_urls, self.db):
+            self.receivers.setdefault(url, Receiver(url))
+        self._looked_for_other_receivers = True
+
+    def _wants(self):
+        """How many deliveries each receiver may take now: its free slots, within the worker's;
+        the receiver served first turns round, so none starves the others."""
+        free = self.concurrency - self.in_flight
+        receivers = list(self.receivers.values())
+        self._turn = (self._turn + 1) % len(receivers)
+        wants = {}
+        for receiver in receivers[self._turn :] + receivers[: self._turn]:
+            count = min(free, self.receiver_concurrency - receiver.in_flight)
+            if count > 0:
+                wants[receiver.url] = count
+                free -= count
+        return wants
+
+    def _start(self, delivery_id, url, event, body, attempts):
+        receiver = self.receivers[url]
+        receiver.in_flight += 1
+        self.in_flight += 1
+        task = self.loop.create_task(self._attempt(receiver, delivery_id, event, body, attempts))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _attempt(self, receiver, delivery_id, event, body, attempts):
+        try:
+            error = await self.sender.send(receiver.url, delivery_id, event, body.encode())
+        finally:
+            receiver.in_flight -= 1
+            self.in_flight -= 1
+        retry_at = None
+        if error is not None and attempts < self.max_attempts:
+            retry_at = utcnow() + datetime.timedelta(seconds=self._backoff(attempts))
+        self.outcomes.append((delivery_id, error, retry_at))
+        self._wake.set()
+        if error is not None and retry_at is None:
+            level, outcome = logging.WARNING, f"{error}; no attempts left, kept as failed"
+        else:
+            level, outcome = logging.INFO, error or "delivered"
+        self.logger.log(
+            level, "delivery %s to %s attempt %d: %s", delivery_id, receiver.name, attempts, outcome
+        )
+
+    def _backoff(self, attempts):
+        """Exponential delay with jitter, so failing receivers are not hit in lockstep."""
+        config = self.config
+        delay = min(
+            config["WEBHOOK_RETRY_MAX_DELAY"], config["WEBHOOK_RETRY_DELAY"] * 2 ** (attempts - 1)
+        )
+        return random.uniform(delay / 2, delay)
+
+    async def _keep_retention(self):
+        """Delete a batch of delivered rows past the retention, once a second, or at once
+        again while whole batches go."""
+        if time.monotonic() < self._next_retention:
+            return
+        deleted = await self._in_db(
+            store.delete_delivered, self.db, self.retention, self.retention_batch
+        )
+        if deleted < self.retention_batch:
+            self._next_retention = time.monotonic() + RETENTION_INTERVAL
+
+    async def _idle(self):
+        """Wait for an attempt to end (a slot is free, an outcome to record) or, when none
+        does, for the poll interval; then a moment, so that outcomes come in batches."""
+        try:
+            await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+        except TimeoutError:
+            return
+        if not self.stopping:
+            await asyncio.sleep(BATCH_GAP)
+
+    async def _pause(self, failures, error):
+        pause = min(MAX_OUTAGE_PAUSE, self.poll_interval * 2**failures)
+        self.logger.warning(
+            "database unavailable, trying again in %.1fs: %s",
+            pause,
+            getattr(error, "orig", None) or error,
+        )
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopped.wait(), pause)
+
+    async def _settle(self):
+        """After stop(): let the attempts in flight end (each within the timeout), record them,
+        and give back what was claimed but not sent. A database that stays down for longer
+        than its timeout leaves them to their leases: they are sent again when those end."""
+        if self.tasks:
+            await asyncio.wait(list(self.tasks))
+        gives_up = time.monotonic() + self.db.timeout
+        while self.outcomes or self.unsent:
+            try:
+                await self._in_db(self._record_and_release, self.outcomes, self.unsent)
+                return
+            except self.database_down as error:
+                if time.monotonic() > gives_up:
+                    self.logger.warning(
+                        "%d outcome(s) not recorded, sent again when their lease ends: %s",
+                        len(self.outcomes) + len(self.unsent),
+                        getattr(error, "orig", None) or error,
+                    )
+                    return
+                await asyncio.sleep(min(self.poll_interval, 1))
+
+    def _record_and_release(self, outcomes, unsent):
+        with self.db.transaction() as cursor:
+            store.record(self.db, cursor, outcomes)
+            store.release(self.db, cursor, unsent)
+
+    async def _in_db(self, function, *args):
+        return await self.loop.run_in_executor(self._db_thread, function, *args)
