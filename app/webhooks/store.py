@@ -212,6 +212,5 @@ def purge_failed(db):
 
 def _time_parser(db):
     # MIN() of a time column comes back as the driver's raw value: SQLite's is text.
-    return deliveries.c.created_at.type.result_processor(db.engine.dialect, None) or (
-        lambda value: value
-    )
+    dialect = db.engine.dialect
+    return deliveries.c.created_at.type.dialect_impl(dialect).result_processor(dialect, None)
