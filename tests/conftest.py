@@ -11,7 +11,7 @@ from sqlalchemy import MetaData, create_engine, make_url
 
 from app import create_app
 from app.db import init_db
-from liveserver import LiveServer, PrivatePostgres
+from liveserver import LiveServer, PrivatePostgres, start_worker
 
 TOKEN = "test-read-write-token-0123456789abcdef"
 POSTGRES_URL_VARIABLE = "PLANTSTORE_TEST_POSTGRES_URL"
@@ -136,6 +136,28 @@ def live_server(tmp_path):
     yield start
     for server in servers:
         server.stop()
+
+
+@pytest.fixture
+def start_workers(tmp_path):
+    """Start `flask webhooks run` with a server's environment; returns the process and its log.
+
+    Workers still running after the test are killed.
+    """
+    workers = []
+
+    def start(env):
+        log_path = tmp_path / f"worker-{len(workers)}.log"
+        with open(log_path, "ab") as log:
+            process = start_worker({**os.environ, **env}, log)
+        workers.append(process)
+        return process, log_path
+
+    yield start
+    for process in workers:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 @pytest.fixture

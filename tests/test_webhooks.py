@@ -14,7 +14,6 @@ import re
 import signal
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 
@@ -27,7 +26,7 @@ from app.db import plants
 from app.webhooks import store as delivery_store
 from app.webhooks.worker import Worker
 from conftest import TOKEN
-from liveserver import ROOT, create_until_killed, wait_for
+from liveserver import create_until_killed, environment, start_worker, wait_for
 
 SECRET = "webhook-test-secret"
 
@@ -247,41 +246,6 @@ def test_a_delivery_whose_worker_was_lost_on_its_last_attempt_fails(hooked, rece
 def test_bad_webhook_settings_stop_the_start(make_app, hooked_settings, settings, says):
     with pytest.raises(ConfigError, match=re.escape(says)):
         make_app(**{**hooked_settings, **settings})
-
-
-def start_worker(env, log):
-    return subprocess.Popen(
-        [sys.executable, "-m", "flask", "--app", "wsgi", "webhooks", "run"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-
-
-@pytest.fixture
-def start_workers(tmp_path):
-    """Start `flask webhooks run` with a server's environment; returns the process and its log."""
-    workers = []
-
-    def start(env):
-        log_path = tmp_path / f"worker-{len(workers)}.log"
-        with open(log_path, "ab") as log:
-            process = start_worker({**os.environ, **env}, log)
-        workers.append(process)
-        return process, log_path
-
-    yield start
-    for process in workers:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-
-
-def environment(settings):
-    """Settings as PLANTSTORE_* environment variables."""
-    return {f"PLANTSTORE_{key}": str(value) for key, value in settings.items()}
 
 
 @pytest.fixture
