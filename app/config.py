@@ -30,6 +30,8 @@ DEFAULTS = {
     # Attempts in flight: in all, and to one receiver.
     "WEBHOOK_CONCURRENCY": 32,
     "WEBHOOK_RECEIVER_CONCURRENCY": 4,
+    # Deliveries one claim may take for a receiver that answers, queued for its slots.
+    "WEBHOOK_CLAIM_BATCH": 32,
     # Seconds a delivered delivery is kept, and how many old ones one transaction deletes.
     "WEBHOOK_RETENTION": 7 * 24 * 3600,
     "WEBHOOK_RETENTION_BATCH": 1000,
@@ -112,6 +114,7 @@ def _check(config):
         "WEBHOOK_MAX_ATTEMPTS",
         "WEBHOOK_CONCURRENCY",
         "WEBHOOK_RECEIVER_CONCURRENCY",
+        "WEBHOOK_CLAIM_BATCH",
         "WEBHOOK_RETENTION_BATCH",
     ):
         _require_int(config, key, minimum=1)

@@ -13,7 +13,7 @@ import time
 from ..errors import DATABASE_DOWN
 from ..store import utcnow
 from . import store
-from .outbox import receiver_name
+from .receivers import Receivers
 from .sender import Sender
 
 # Seconds a lease allows beyond the attempt and its recording, for clocks of hosts that differ.
@@ -27,15 +27,6 @@ BATCH_GAP = 0.01
 RETENTION_INTERVAL = 1
 
 
-class Receiver:
-    """One receiver URL, its name for logs, and its attempts in flight."""
-
-    def __init__(self, url):
-        self.url = url
-        self.name = receiver_name(url)
-        self.in_flight = 0
-
-
 class Worker:
     """Sends due deliveries concurrently: at most CONCURRENCY attempts, RECEIVER_CONCURRENCY
     per receiver, so a receiver that hangs or fails can only hold its own slots."""
@@ -47,19 +38,23 @@ class Worker:
         self.config = config
         self.max_attempts = config["WEBHOOK_MAX_ATTEMPTS"]
         self.poll_interval = config["WEBHOOK_POLL_INTERVAL"]
-        self.concurrency = config["WEBHOOK_CONCURRENCY"]
-        self.receiver_concurrency = config["WEBHOOK_RECEIVER_CONCURRENCY"]
+        self.timeout = config["WEBHOOK_TIMEOUT"]
         self.retention = datetime.timedelta(seconds=config["WEBHOOK_RETENTION"])
         self.retention_batch = config["WEBHOOK_RETENTION_BATCH"]
-        # The attempt ends by its deadline and is recorded within the database timeout: no other
-        # worker can claim the delivery while it is being sent.
+        # A claimed delivery waits at most one timeout for a slot, its attempt ends by its
+        # deadline and is recorded within the database timeout: no other worker can claim it
+        # while it is being sent.
         self.lease = datetime.timedelta(
-            seconds=config["WEBHOOK_TIMEOUT"] + config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
+            seconds=2 * self.timeout + config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
         )
         # What a database outage or a held lock raises, from SQLAlchemy or from the driver.
         self.database_down = (*DATABASE_DOWN, self.db.engine.dialect.loaded_dbapi.OperationalError)
-        self.receivers = {url: Receiver(url) for url in config["WEBHOOK_URLS"]}
-        self.in_flight = 0
+        self.receivers = Receivers(
+            config["WEBHOOK_URLS"],
+            config["WEBHOOK_CONCURRENCY"],
+            config["WEBHOOK_RECEIVER_CONCURRENCY"],
+            config["WEBHOOK_CLAIM_BATCH"],
+        )
         self.outcomes = []
         self.unsent = []
         self.tasks = set()
@@ -67,7 +62,6 @@ class Worker:
         self.loop = None
         self.sender = None
         self._wake = self._stopped = None
-        self._turn = 0
         self._next_retention = 0.0
         self._looked_for_other_receivers = False
         # The one thread that talks to the database: a wait for a lock never stalls the loop.
@@ -94,7 +88,7 @@ class Worker:
         self.loop = asyncio.get_running_loop()
         self._wake, self._stopped = asyncio.Event(), asyncio.Event()
         config = self.config
-        self.sender = Sender(config["WEBHOOK_SECRET"], config["WEBHOOK_TIMEOUT"], self.concurrency)
+        self.sender = Sender(config["WEBHOOK_SECRET"], self.timeout, config["WEBHOOK_CONCURRENCY"])
         try:
             await self._deliver()
             await self._settle()
@@ -107,20 +101,25 @@ class Worker:
         while not self.stopping:
             self._wake.clear()
             outcomes, self.outcomes = self.outcomes, []
+            unsent, self.unsent = self.unsent, []
+            # Claimed deliveries are sent by then, or given back: see self.lease.
+            send_by = time.monotonic() + self.timeout
             try:
                 if not self._looked_for_other_receivers:
                     await self._find_other_receivers()
-                claimed = await self._in_db(self._exchange, outcomes, self._wants())
+                claimed = await self._in_db(
+                    self._exchange, outcomes, unsent, self.receivers.wants()
+                )
             except self.database_down as error:
                 self.outcomes[:0] = outcomes
+                self.unsent[:0] = unsent
                 failures += 1
                 await self._pause(failures, error)
                 continue
+            self.receivers.hold(claimed, send_by)
             if self.stopping:
-                self.unsent = [delivery[0] for delivery in claimed]
                 break
-            for delivery in claimed:
-                self._start(*delivery)
+            self._start_ready()
             try:
                 await self._keep_retention()
             except self.database_down as error:
@@ -130,47 +129,36 @@ class Worker:
             failures = 0
             await self._idle()
 
-    def _exchange(self, outcomes, wants):
-        # In the database thread: one transaction records a batch of outcomes and claims the
-        # next batch, so the outbox takes the write lock once per round.
+    def _exchange(self, outcomes, unsent, wants):
+        # In the database thread: one transaction records a batch of outcomes, gives back what
+        # was not sent in time, and claims the next batch: the write lock once per round.
         with self.db.transaction() as cursor:
             store.record(self.db, cursor, outcomes)
+            store.release(self.db, cursor, unsent)
             return store.claim(self.db, cursor, wants, self.lease, self.max_attempts)
 
     async def _find_other_receivers(self):
         # Deliveries addressed to a receiver no longer configured are still sent.
         for url in await self._in_db(store.pending_urls, self.db):
-            self.receivers.setdefault(url, Receiver(url))
+            self.receivers.add(url)
         self._looked_for_other_receivers = True
 
-    def _wants(self):
-        """How many deliveries each receiver may take now: its free slots, within the worker's;
-        the receiver served first turns round, so none starves the others."""
-        free = self.concurrency - self.in_flight
-        receivers = list(self.receivers.values())
-        self._turn = (self._turn + 1) % len(receivers)
-        wants = {}
-        for receiver in receivers[self._turn :] + receivers[: self._turn]:
-            count = min(free, self.receiver_concurrency - receiver.in_flight)
-            if count > 0:
-                wants[receiver.url] = count
-                free -= count
-        return wants
+    def _start_ready(self):
+        """Start an attempt for every queued delivery that has a free slot."""
+        for receiver, delivery in self.receivers.ready(self.unsent):
+            task = self.loop.create_task(self._attempt(receiver, *delivery))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
 
-    def _start(self, delivery_id, url, event, body, attempts):
-        receiver = self.receivers[url]
-        receiver.in_flight += 1
-        self.in_flight += 1
-        task = self.loop.create_task(self._attempt(receiver, delivery_id, event, body, attempts))
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-
-    async def _attempt(self, receiver, delivery_id, event, body, attempts):
+    async def _attempt(self, receiver, delivery_id, url, event, body, attempts):
+        answered = False
         try:
-            error = await self.sender.send(receiver.url, delivery_id, event, body.encode())
+            error = await self.sender.send(url, delivery_id, event, body.encode())
+            answered = error is None
         finally:
-            receiver.in_flight -= 1
-            self.in_flight -= 1
+            self.receivers.done(receiver, answered)
+            if not self.stopping:
+                self._start_ready()
         retry_at = None
         if error is not None and attempts < self.max_attempts:
             retry_at = utcnow() + datetime.timedelta(seconds=self._backoff(attempts))
@@ -229,6 +217,7 @@ class Worker:
         than its timeout leaves them to their leases: they are sent again when those end."""
         if self.tasks:
             await asyncio.wait(list(self.tasks))
+        self.unsent += self.receivers.drain()
         gives_up = time.monotonic() + self.db.timeout
         while self.outcomes or self.unsent:
             try:
