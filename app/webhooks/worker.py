@@ -6,6 +6,7 @@ import concurrent.futures
 import contextlib
 import datetime
 import logging
+import math
 import random
 import signal
 import time
@@ -23,8 +24,8 @@ MAX_OUTAGE_PAUSE = 30
 # Shortest time between two claim-and-record transactions: outcomes gather into one batch, and
 # the creates get the write lock in between.
 BATCH_GAP = 0.01
-# Longest wait for the next claim after one that found deliveries: while deliveries keep
-# coming, the worker keeps claiming rather than wait for the poll interval.
+# Longest wait for the next claim within a poll interval of one that found deliveries: while
+# deliveries keep coming, the worker keeps claiming rather than wait for the poll interval.
 BUSY_POLL = 0.05
 # Seconds between two retention deletes while the last one found fewer rows than a batch.
 RETENTION_INTERVAL = 1
@@ -66,6 +67,7 @@ class Worker:
         self.sender = None
         self._wake = self._stopped = None
         self._next_retention = 0.0
+        self._found_work = -math.inf
         self._looked_for_other_receivers = False
         # The one thread that talks to the database: a wait for a lock never stalls the loop.
         self._db_thread = concurrent.futures.ThreadPoolExecutor(1, "webhooks-db")
@@ -130,7 +132,10 @@ class Worker:
                 await self._pause(failures, error)
                 continue
             failures = 0
-            await self._idle(BUSY_POLL if claimed else self.poll_interval)
+            if claimed:
+                self._found_work = time.monotonic()
+            busy = time.monotonic() - self._found_work < self.poll_interval
+            await self._idle(BUSY_POLL if busy else self.poll_interval)
 
     def _exchange(self, outcomes, unsent, wants):
         # In the database thread: one transaction records a batch of outcomes, gives back what
