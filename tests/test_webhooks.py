@@ -289,7 +289,7 @@ def test_worker_stops_cleanly_on_sigterm_finishing_its_delivery(hooked_server, r
 @pytest.mark.e2e
 def test_kill_9_of_the_worker_loses_no_event(hooked_server, hooked_settings, receiver):
     server, worker = hooked_server
-    receiver.delay = 0.05
+    receiver.delay = 0.1
     create_many(server, 40)
     process = worker()
     wait_for(lambda: len(receiver.requests) >= 10, 30, "some deliveries")
@@ -304,7 +304,7 @@ def test_kill_9_of_the_worker_loses_no_event(hooked_server, hooked_settings, rec
     )
     # A delivery sent but not yet recorded at the kill is sent again once its claim runs out:
     # at least once. Each of the receiver's slots holds one attempt in flight and, since
-    # outcomes are recorded every 10 ms and an answer here takes 50, at most one answered
+    # outcomes are recorded every 50 ms and an answer here takes 100, at most one answered
     # attempt waiting to be recorded.
     wait_for(lambda: "pending: 0" in server.cli("webhooks", "status"), 30, "no pending delivery")
     deliveries = receiver.deliveries()

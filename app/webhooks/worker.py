@@ -23,7 +23,7 @@ CLOCK_MARGIN = 5
 MAX_OUTAGE_PAUSE = 30
 # Shortest time between two claim-and-record transactions: outcomes gather into one batch, and
 # the creates get the write lock in between.
-BATCH_GAP = 0.01
+BATCH_GAP = 0.05
 # Longest wait for the next claim within a poll interval of one that found deliveries: while
 # deliveries keep coming, the worker keeps claiming rather than wait for the poll interval.
 BUSY_POLL = 0.05
