@@ -13,13 +13,11 @@ BENCH_WEBHOOK_ISOLATION_CREATES (300, at BENCH_WEBHOOK_ISOLATION_RATE per second
 BENCH_DATABASE_URL (default: a fresh SQLite file), WEB_CONCURRENCY (gunicorn.conf.py's).
 """
 
-import contextlib
 import datetime
 import http.client
 import json
 import os
 import pathlib
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,9 +25,16 @@ import tempfile
 import threading
 import time
 
-from sqlalchemy import create_engine, text
-
 from bench import load, servers
+from bench.webhook_processes import (
+    CLOCK_TICKS,
+    DELIVERED,
+    PENDING,
+    Outbox,
+    Receiver,
+    Worker,
+    hung_receiver,
+)
 
 ROOT = servers.ROOT
 TOKEN = "bench-token-0123456789abcdefghijklmnopqrstuvwxyz"
@@ -40,140 +45,13 @@ ISOLATION_CREATES = int(os.environ.get("BENCH_WEBHOOK_ISOLATION_CREATES", "300")
 ISOLATION_RATE = float(os.environ.get("BENCH_WEBHOOK_ISOLATION_RATE", "30"))
 DATABASE_URL = os.environ.get("BENCH_DATABASE_URL")
 CONNECTIONS = 8
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # The targets of issue 18.
 RATIO_TARGET, AGE_LIMIT_S, DRAIN_LIMIT_S, HEALTHY_P99_LIMIT_S = 0.8, 2.0, 5.0, 2.0
-# The receiver: nginx answering at once, logging when each delivery arrived and its id.
-RECEIVER_SITE = """
-log_format hook '$msec $http_webhook_id';
-server {{
-    listen 127.0.0.1:{port};
-    access_log {dir}/hooks.log hook;
-    keepalive_requests 100000;
-    location /ok {{ return 204; }}
-    location /fail {{ return 500; }}
-}}
-"""
-OLDEST_PENDING = "SELECT MIN(created_at) FROM deliveries WHERE status = 'pending'"
-PENDING = "SELECT COUNT(*) FROM deliveries WHERE status = 'pending'"
-DELIVERED = "SELECT COUNT(*) FROM deliveries WHERE status = 'delivered'"
 
 
 def mark(met):
     """The word the report shows for a target."""
     return "met" if met else "MISSED"
-
-
-class Receiver:
-    """nginx on its own port: /ok answers 204, /fail answers 500; hooks.log has each arrival."""
-
-    def __init__(self, folder):
-        self.port = servers.free_port()
-        self.folder = folder
-        folder.mkdir()
-        (folder / "plantstore.conf").write_text(RECEIVER_SITE.format(port=self.port, dir=folder))
-        user = "user root;" if os.geteuid() == 0 else ""
-        (folder / "nginx.conf").write_text(servers.NGINX_MAIN.format(dir=folder, user=user))
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process = None
-
-    def __enter__(self):
-        conf, error_log = str(self.folder / "nginx.conf"), str(self.folder / "error.log")
-        command = [servers.nginx_binary(), "-p", str(self.folder), "-e", error_log, "-c", conf]
-        self.process = subprocess.Popen(command, start_new_session=True)
-        servers.wait_until(self._listening, servers.TIMEOUT, "the receiver's nginx")
-        return self
-
-    def _listening(self):
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port)):
-            return True
-        return False
-
-    def arrivals(self):
-        """{delivery id: when it arrived, Unix seconds} of every request to the receiver."""
-        log = self.folder / "hooks.log"
-        if not log.exists():
-            return {}
-        pairs = (line.split() for line in log.read_text().splitlines())
-        return {pair[1]: float(pair[0]) for pair in pairs if len(pair) == 2}
-
-    def __exit__(self, *exc_info):
-        self.process.terminate()
-        self.process.wait(timeout=30)
-
-
-@contextlib.contextmanager
-def hung_receiver():
-    """A port that takes connections and never answers: listening, never accepting."""
-    with socket.create_server(("127.0.0.1", 0), backlog=4096) as sock:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}/hook"
-
-
-class Worker:
-    """The Procfile's worker line, `flask --app wsgi webhooks run`, with its log in a file."""
-
-    def __init__(self, env, folder):
-        self.env = env
-        self.log = folder / "worker.log"
-        self.process = None
-
-    def __enter__(self):
-        with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "flask", "--app", "wsgi", "webhooks", "run"],
-                cwd=ROOT,
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        servers.wait_until(
-            lambda: "Delivering webhooks" in self.log.read_text(), servers.TIMEOUT, "the worker"
-        )
-        return self
-
-    def cpu_seconds(self):
-        """CPU time the worker used so far."""
-        return servers.cpu_ticks(self.process.pid) / CLOCK_TICKS
-
-    def __exit__(self, *exc_info):
-        self.process.terminate()
-        self.process.wait(timeout=60)
-
-
-class Outbox:
-    """The deliveries table, read directly (as an operator's query would) while the load runs."""
-
-    def __init__(self, url):
-        self.engine = create_engine(url)
-
-    def scalar(self, query):
-        """One value."""
-        with self.engine.connect() as conn:
-            return conn.execute(text(query)).scalar_one()
-
-    def oldest_pending_age(self):
-        """Seconds since the oldest pending delivery was created; 0 when none is pending."""
-        oldest = self.scalar(OLDEST_PENDING)
-        if oldest is None:
-            return 0.0
-        if isinstance(oldest, str):  # SQLite keeps UTC text
-            oldest = datetime.datetime.fromisoformat(oldest)
-        if oldest.tzinfo is None:
-            oldest = oldest.replace(tzinfo=datetime.UTC)
-        return (datetime.datetime.now(datetime.UTC) - oldest).total_seconds()
-
-    def bodies(self, url):
-        """{delivery id: plant id} of the deliveries to url."""
-        query = text("SELECT id, body FROM deliveries WHERE url = :url")
-        with self.engine.connect() as conn:
-            return {row.id: json.loads(row.body)["id"] for row in conn.execute(query, {"url": url})}
-
-    def empty(self):
-        """Delete every plant and delivery."""
-        with self.engine.begin() as conn:
-            conn.execute(text("DELETE FROM deliveries"))
-            conn.execute(text("DELETE FROM plants"))
 
 
 def prepare(folder):
@@ -197,13 +75,14 @@ def sample_ages(outbox, stop, ages):
 
 
 def creates_without(env, folder, first_id):
-    """wrk's create throughput with no receiver configured."""
+    """wrk's create throughput with no receiver configured, and gunicorn's CPU per create."""
     with servers.Gunicorn("wsgi:app", env, folder) as web:
         web.wait_ready("/healthz", {})
         load.run(
             web.port, "POST fresh ids", CONNECTIONS, 2, token=TOKEN, plants=0, first_id=first_id
         )
-        return load.run(
+        ticks = web.cpu_ticks()
+        result = load.run(
             web.port,
             "POST fresh ids",
             CONNECTIONS,
@@ -211,7 +90,9 @@ def creates_without(env, folder, first_id):
             token=TOKEN,
             plants=0,
             first_id=first_id + 10**7,
-        )["rps"]
+        )
+        web_cpu = (web.cpu_ticks() - ticks) / CLOCK_TICKS
+    return {"without_rps": result["rps"], "without_web_cpu_us": web_cpu * 1e6 / result["requests"]}
 
 
 def creates_with(env, folder, receiver, outbox, first_id):
@@ -224,6 +105,7 @@ def creates_with(env, folder, receiver, outbox, first_id):
         )
         servers.wait_until(lambda: outbox.scalar(PENDING) == 0, 60, "the warm-up's deliveries")
         delivered_before, cpu_before = outbox.scalar(DELIVERED), worker.cpu_seconds()
+        web_ticks, receiver_ticks = web.cpu_ticks(), receiver.cpu_ticks()
         stop, ages = threading.Event(), []
         sampler = threading.Thread(target=sample_ages, args=(outbox, stop, ages))
         sampler.start()
@@ -238,12 +120,14 @@ def creates_with(env, folder, receiver, outbox, first_id):
             first_id=first_id + 10**7,
         )
         ended = time.monotonic()
+        web_cpu = (web.cpu_ticks() - web_ticks) / CLOCK_TICKS
         stop.set()
         sampler.join()
         servers.wait_until(lambda: outbox.scalar(PENDING) == 0, 120, "the backlog to empty")
         drained = time.monotonic()
         delivered = outbox.scalar(DELIVERED) - delivered_before
         cpu = worker.cpu_seconds() - cpu_before
+        receiver_cpu = (receiver.cpu_ticks() - receiver_ticks) / CLOCK_TICKS
     return {
         "rps": result["rps"],
         "delivered": delivered,
@@ -252,6 +136,8 @@ def creates_with(env, folder, receiver, outbox, first_id):
         "ages_s": ages,
         "drain_s": drained - ended,
         "worker_cpu_us": cpu * 1e6 / max(delivered, 1),
+        "web_cpu_us": web_cpu * 1e6 / result["requests"],
+        "receiver_cpu_us": receiver_cpu * 1e6 / max(delivered, 1),
     }
 
 
@@ -317,7 +203,7 @@ def main():
                     path = folder / f"round{number}-{side}"
                     path.mkdir()
                     if side == "without":
-                        result["without_rps"] = creates_without(env, path, first)
+                        result.update(creates_without(env, path, first))
                     else:
                         result.update(creates_with(env, path, receiver, outbox, first + 10**8))
                 result["ratio"] = result["rps"] / result["without_rps"]
@@ -337,7 +223,9 @@ def summary_line(result):
         f"{result['without_rps']:.0f} req/s without, {result['rps']:.0f} with "
         f"({result['ratio']:.2f}); {result['delivery_rate']:.0f} deliveries/s; oldest pending "
         f"max {result['max_age_s']:.2f} s; drained in {result['drain_s']:.2f} s; worker "
-        f"{result['worker_cpu_us']:.0f} us/delivery"
+        f"{result['worker_cpu_us']:.0f} us/delivery; gunicorn {result['without_web_cpu_us']:.0f} "
+        f"us/create without, {result['web_cpu_us']:.0f} with; receiver "
+        f"{result['receiver_cpu_us']:.0f} us/delivery"
     )
 
 
@@ -345,7 +233,17 @@ def report(database, rounds, isolated):
     """Print the medians over rounds, each target marked, and save every figure."""
     median = {
         key: statistics.median(r[key] for r in rounds)
-        for key in ("without_rps", "rps", "ratio", "delivery_rate", "drain_s", "worker_cpu_us")
+        for key in (
+            "without_rps",
+            "rps",
+            "ratio",
+            "delivery_rate",
+            "drain_s",
+            "worker_cpu_us",
+            "without_web_cpu_us",
+            "web_cpu_us",
+            "receiver_cpu_us",
+        )
     }
     worst_age = max(r["max_age_s"] for r in rounds)
     lines = [
@@ -363,7 +261,10 @@ def report(database, rounds, isolated):
         f"{mark(worst_age <= AGE_LIMIT_S)} |",
         f"| backlog empty after the load | {median['drain_s']:.2f} s | <= {DRAIN_LIMIT_S} s: "
         f"{mark(median['drain_s'] <= DRAIN_LIMIT_S)} |",
-        f"| worker CPU per delivery | {median['worker_cpu_us']:.0f} us | |",
+        f"| worker CPU per delivery (claim, send, record) | {median['worker_cpu_us']:.0f} us | |",
+        f"| gunicorn CPU per create, without / with webhooks | "
+        f"{median['without_web_cpu_us']:.0f} / {median['web_cpu_us']:.0f} us | |",
+        f"| receiver (nginx) CPU per delivery | {median['receiver_cpu_us']:.0f} us | |",
         f"| healthy receiver beside a hung and a 500 one, p99 create to arrival "
         f"({isolated['creates']} creates at {ISOLATION_RATE:.0f}/s) | {isolated['p99_s']:.3f} s "
         f"| <= {HEALTHY_P99_LIMIT_S} s: {mark(isolated['p99_s'] <= HEALTHY_P99_LIMIT_S)} |",
