@@ -164,10 +164,13 @@ def _split(value, name):
 
 def _webhook_urls(value):
     urls = _split(value, "WEBHOOK_URLS")
-    for url in urls:
+    for number, url in enumerate(urls, start=1):
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ConfigError(f"PLANTSTORE_WEBHOOK_URLS: {url!r} is not an http(s) URL")
+            # Numbered, not shown: a receiver URL may hold a password or a token.
+            raise ConfigError(
+                f"PLANTSTORE_WEBHOOK_URLS: receiver #{number} is not an http(s) URL with a host"
+            )
     return tuple(urls)
 
 

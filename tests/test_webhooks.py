@@ -249,6 +249,13 @@ def test_bad_webhook_settings_stop_the_start(make_app, hooked_settings, settings
         make_app(**{**hooked_settings, **settings})
 
 
+def test_a_bad_receiver_url_is_named_by_its_number_never_shown(make_app, hooked_settings):
+    urls = f"{hooked_settings['WEBHOOK_URLS']},ftp://user:s3cr3t@example.com/hook?token=t0k3n"
+    with pytest.raises(ConfigError, match=re.escape("receiver #2")) as refused:
+        make_app(**{**hooked_settings, "WEBHOOK_URLS": urls})
+    assert "s3cr3t" not in str(refused.value) and "t0k3n" not in str(refused.value)
+
+
 @pytest.fixture
 def hooked_server(live_server, database_url, hooked_settings, start_workers):
     """gunicorn with webhooks on, and a way to start `flask webhooks run` workers beside it."""
