@@ -113,7 +113,7 @@ def test_new_plant_is_posted_once_signed_with_the_exact_body(hooked, receiver):
 
 
 def test_every_receiver_gets_its_own_delivery(make_app, hooked_settings, receiver):
-    other = Receiver()
+    other = Receiver(SECRET)
     try:
         app = make_app(**{**hooked_settings, "WEBHOOK_URLS": f"{receiver.url},{other.url}"})
         create(app.test_client(), 1)
@@ -122,6 +122,7 @@ def test_every_receiver_gets_its_own_delivery(make_app, hooked_settings, receive
         assert receiver.deliveries() != other.deliveries()
     finally:
         other.close()
+    assert other.unverified == []
 
 
 @pytest.mark.parametrize(
