@@ -31,7 +31,7 @@ DEFAULTS = {
     "WEBHOOK_CONCURRENCY": 32,
     "WEBHOOK_RECEIVER_CONCURRENCY": 4,
     # Deliveries one claim may take for a receiver that answers, queued for its slots.
-    "WEBHOOK_CLAIM_BATCH": 128,
+    "WEBHOOK_CLAIM_BATCH": 256,
     # Seconds a delivered delivery is kept, and how many old ones one transaction deletes.
     "WEBHOOK_RETENTION": 7 * 24 * 3600,
     "WEBHOOK_RETENTION_BATCH": 1000,

@@ -25,10 +25,10 @@ deliveries = Table(
     Column("claimed_until", UTCDateTime),
     Column("delivered_at", UTCDateTime),
     Column("last_error", Text),
-    # Each receiver's due deliveries, claimed apart from every other receiver's.
+    # Each receiver's deliveries by status and time: its due ones, claimed apart from every
+    # other receiver's, and its old delivered ones (a delivered row's next_attempt_at is when
+    # it was delivered), for the retention: one index, so a create writes one page fewer.
     Index("deliveries_receiver_due", "url", "status", "next_attempt_at"),
-    # Delivered rows by age, for the retention's deletes.
-    Index("deliveries_delivered", "status", "delivered_at"),
 )
 
 NEW = ("id", "url", "event", "body", "status", "attempts", "created_at", "next_attempt_at")
@@ -62,7 +62,7 @@ GIVE_UP = driver_sql(
 )
 RECORD = driver_sql(
     "UPDATE deliveries SET status = :status, claimed_until = NULL, last_error = :error, "
-    "delivered_at = :delivered_at, next_attempt_at = COALESCE(:retry_at, next_attempt_at) "
+    "delivered_at = :delivered_at, next_attempt_at = COALESCE(:next_at, next_attempt_at) "
     "WHERE id = :id AND status = 'pending'"
 )
 RELEASE = driver_sql(
@@ -70,7 +70,8 @@ RELEASE = driver_sql(
     "WHERE id = :id AND status = 'pending'"
 )
 EXPIRED = _locking(
-    "SELECT id FROM deliveries WHERE status = 'delivered' AND delivered_at < :cutoff LIMIT :limit"
+    "SELECT id FROM deliveries WHERE url = :url AND status = 'delivered' "
+    "AND next_attempt_at < :cutoff LIMIT :limit"
 )
 DELETE = driver_sql("DELETE FROM deliveries WHERE id = :id")
 BY_RECEIVER = driver_sql(
@@ -82,7 +83,13 @@ FAILED_LIST = driver_sql(
     "SELECT id, url, attempts, last_error FROM deliveries WHERE status = 'failed' "
     "ORDER BY created_at"
 )
-PENDING_URLS = driver_sql("SELECT DISTINCT url FROM deliveries WHERE status = 'pending'")
+# Every URL in the outbox, one index lookup per URL (a loose index scan, which neither backend
+# makes of SELECT DISTINCT).
+URLS = driver_sql(
+    "WITH RECURSIVE urls(url) AS (SELECT MIN(url) FROM deliveries UNION ALL "
+    "SELECT (SELECT MIN(url) FROM deliveries WHERE url > urls.url) FROM urls "
+    "WHERE urls.url IS NOT NULL) SELECT url FROM urls WHERE url IS NOT NULL"
+)
 RETRY_FAILED = driver_sql(
     "UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = :now, "
     "claimed_until = NULL, last_error = NULL WHERE status = 'failed'"
@@ -133,16 +140,17 @@ def record(db, cursor, outcomes):
     rows = []
     for delivery_id, error, retry_at in outcomes:
         if error is None:
-            status, delivered_at = DELIVERED, now
+            status, delivered_at, next_at = DELIVERED, now, now
         else:
             status, delivered_at = (PENDING if retry_at else FAILED), None
+            next_at = db.bind_time(retry_at) if retry_at else None
         rows.append(
             {
                 "id": delivery_id,
                 "status": status,
                 "error": error,
                 "delivered_at": delivered_at,
-                "retry_at": db.bind_time(retry_at) if retry_at else None,
+                "next_at": next_at,
             }
         )
     cursor.executemany(RECORD[db.dialect], rows)
@@ -154,13 +162,17 @@ def release(db, cursor, ids):
         cursor.executemany(RELEASE[db.dialect], [{"id": delivery_id} for delivery_id in ids])
 
 
-def delete_delivered(db, older_than, limit):
-    """Delete up to limit delivered deliveries older than older_than; how many went."""
+def delete_delivered(db, urls, older_than, limit):
+    """Delete up to limit deliveries to urls delivered more than older_than ago; how many went."""
+    cutoff = db.bind_time(utcnow() - older_than)
+    ids = []
     with db.transaction() as cursor:
-        cursor.execute(
-            EXPIRED[db.dialect], {"cutoff": db.bind_time(utcnow() - older_than), "limit": limit}
-        )
-        ids = [{"id": row[0]} for row in cursor.fetchall()]
+        for url in urls:
+            left = {"url": url, "cutoff": cutoff, "limit": limit - len(ids)}
+            cursor.execute(EXPIRED[db.dialect], left)
+            ids += [{"id": row[0]} for row in cursor.fetchall()]
+            if len(ids) >= limit:
+                break
         if ids:
             cursor.executemany(DELETE[db.dialect], ids)
     return len(ids)
@@ -189,10 +201,10 @@ def failed(db):
         return cursor.fetchall()
 
 
-def pending_urls(db):
-    """The receivers that pending deliveries are addressed to, configured or not."""
+def urls(db):
+    """Every receiver URL the outbox holds deliveries to, configured or not."""
     with db.cursor() as cursor:
-        cursor.execute(PENDING_URLS[db.dialect])
+        cursor.execute(URLS[db.dialect])
         return [row[0] for row in cursor.fetchall()]
 
 

@@ -23,7 +23,7 @@ CLOCK_MARGIN = 5
 MAX_OUTAGE_PAUSE = 30
 # Shortest time between two claim-and-record transactions: outcomes gather into one batch, and
 # the creates get the write lock in between.
-BATCH_GAP = 0.05
+BATCH_GAP = 0.1
 # Longest wait for the next claim within a poll interval of one that found deliveries: while
 # deliveries keep coming, the worker keeps claiming rather than wait for the poll interval.
 BUSY_POLL = 0.05
@@ -146,8 +146,8 @@ class Worker:
             return store.claim(self.db, cursor, wants, self.lease, self.max_attempts)
 
     async def _find_other_receivers(self):
-        # Deliveries addressed to a receiver no longer configured are still sent.
-        for url in await self._in_db(store.pending_urls, self.db):
+        # Deliveries to a receiver no longer configured are still sent, and deleted in time.
+        for url in await self._in_db(store.urls, self.db):
             self.receivers.add(url)
         self._looked_for_other_receivers = True
 
@@ -197,7 +197,11 @@ class Worker:
         if time.monotonic() < self._next_retention:
             return
         deleted = await self._in_db(
-            store.delete_delivered, self.db, self.retention, self.retention_batch
+            store.delete_delivered,
+            self.db,
+            list(self.receivers.by_url),
+            self.retention,
+            self.retention_batch,
         )
         if deleted < self.retention_batch:
             self._next_retention = time.monotonic() + RETENTION_INTERVAL

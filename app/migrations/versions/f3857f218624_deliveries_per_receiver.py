@@ -1,4 +1,5 @@
-"""Deliveries indexed per receiver (claims, status) and by delivery time (retention).
+"""Deliveries indexed per receiver: each receiver's due ones for its claims, its old delivered
+ones for the retention.
 
 Revision ID: f3857f218624
 Revises: 5862f41316ec
@@ -17,7 +18,6 @@ def upgrade():
     """Claim each receiver's due deliveries apart; find old delivered ones without a scan."""
     with op.batch_alter_table("deliveries", schema=None) as batch_op:
         batch_op.drop_index("deliveries_due")
-        batch_op.create_index("deliveries_delivered", ["status", "delivered_at"], unique=False)
         batch_op.create_index(
             "deliveries_receiver_due", ["url", "status", "next_attempt_at"], unique=False
         )
@@ -27,5 +27,4 @@ def downgrade():
     """Back to the one index on due deliveries."""
     with op.batch_alter_table("deliveries", schema=None) as batch_op:
         batch_op.drop_index("deliveries_receiver_due")
-        batch_op.drop_index("deliveries_delivered")
         batch_op.create_index("deliveries_due", ["status", "next_attempt_at"], unique=False)
