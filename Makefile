@@ -8,7 +8,7 @@ FLASK := $(BIN)/flask --app wsgi
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint bench bench-instructions clean
+.PHONY: run test lint bench bench-tools bench-webhooks bench-instructions clean
 
 $(VENV)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -48,12 +48,18 @@ test: lint $(VENV)/.npm
 	$(BIN)/pytest -n auto
 
 # wrk and nginx are Debian packages: installed here when run as root, else named.
-bench: $(VENV)/.runtime
+bench-tools:
 	@PATH="$$PATH:/usr/sbin"; command -v wrk >/dev/null && command -v nginx >/dev/null || \
 	if [ "$$(id -u)" = 0 ]; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light; \
 	else echo "make bench needs wrk and nginx: sudo apt-get install wrk nginx-light"; exit 1; fi
+
+bench: $(VENV)/.runtime bench-tools
 	$(BIN)/python -m bench.run
+	$(BIN)/python -m bench.webhooks
+
+bench-webhooks: $(VENV)/.runtime bench-tools
+	$(BIN)/python -m bench.webhooks
 
 bench-instructions: $(VENV)/.runtime
 	@command -v valgrind >/dev/null || \

@@ -30,6 +30,14 @@ DEFAULTS = {
     "WEBHOOK_RETRY_MAX_DELAY": 3600,
     "WEBHOOK_TIMEOUT": 5,
     "WEBHOOK_POLL_INTERVAL": 1,
+    # Attempts in flight: in all, and to one receiver.
+    "WEBHOOK_CONCURRENCY": 32,
+    "WEBHOOK_RECEIVER_CONCURRENCY": 4,
+    # Deliveries one claim may take for a receiver that answers, queued for its slots.
+    "WEBHOOK_CLAIM_BATCH": 256,
+    # Seconds a delivered delivery is kept, and how many old ones one transaction deletes.
+    "WEBHOOK_RETENTION": 7 * 24 * 3600,
+    "WEBHOOK_RETENTION_BATCH": 1000,
     "LOG_FORMAT": "text",
     "METRICS_TOKEN": "",
     # Rate limits, as flask-limiter writes them ("100/second"); empty means no limit.
@@ -124,12 +132,20 @@ def _check(config):
         config, "SQLITE_SYNCHRONOUS", ("NORMAL", "FULL", "EXTRA"), str.upper
     )
     config["API_TOKENS"] = _token_list(config["API_TOKENS"])
-    _require_int(config, "WEBHOOK_MAX_ATTEMPTS", minimum=1)
+    for key in (
+        "WEBHOOK_MAX_ATTEMPTS",
+        "WEBHOOK_CONCURRENCY",
+        "WEBHOOK_RECEIVER_CONCURRENCY",
+        "WEBHOOK_CLAIM_BATCH",
+        "WEBHOOK_RETENTION_BATCH",
+    ):
+        _require_int(config, key, minimum=1)
     for key in (
         "WEBHOOK_RETRY_DELAY",
         "WEBHOOK_RETRY_MAX_DELAY",
         "WEBHOOK_TIMEOUT",
         "WEBHOOK_POLL_INTERVAL",
+        "WEBHOOK_RETENTION",
     ):
         _require_seconds(config, key)
     config["WEBHOOK_URLS"] = _webhook_urls(config["WEBHOOK_URLS"])
@@ -208,7 +224,9 @@ def _webhook_urls(value):
     for url in urls:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise invalid("PLANTSTORE_WEBHOOK_URLS", "comma-separated http(s) URLs", value)
+            raise invalid(
+                "PLANTSTORE_WEBHOOK_URLS", "comma-separated http(s) URLs with a host", value
+            )
     return tuple(urls)
 
 

@@ -8,7 +8,7 @@ from sqlalchemy.exc import ArgumentError
 
 # Shown by their length only: the line may end up in a log.
 SECRETS = ("PLANTSTORE_API_TOKENS", "PLANTSTORE_WEBHOOK_SECRET", "PLANTSTORE_METRICS_TOKEN")
-# URLs may hold a password, which is hidden.
+# URLs may hold a password, or a token in their query string: both are left out.
 URLS = (
     "PLANTSTORE_DATABASE_URL",
     "PLANTSTORE_WEBHOOK_URLS",
@@ -39,7 +39,7 @@ def _shown(variable, value):
         length = len(str(value))
         return f"a value of {length} characters" if length else "empty"
     if variable in URLS and isinstance(value, str):
-        return repr(",".join(_without_password(url) for url in value.split(",")))
+        return repr(",".join(_without_password(url.split("?")[0]) for url in value.split(",")))
     return repr(value)
 
 

@@ -13,12 +13,9 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
-from prometheus_client.core import GaugeMetricFamily
 from werkzeug.exceptions import Unauthorized
 
-from .database import DatabaseFailure, utcnow
 from .openapi import apidoc
-from .store import deliveries as delivery_store
 
 bp = Blueprint("metrics", __name__)
 
@@ -31,48 +28,10 @@ OTHER_METHOD = "other"
 STARTED = "plantstore.started"
 
 
-class DeliveryCollector:
-    """Webhook delivery gauges, read from the database at each scrape, whichever host delivers."""
-
-    def __init__(self, db, logger):
-        self.db = db
-        self.logger = logger
-
-    def describe(self):
-        """The gauges' names, so that registering them reads no database."""
-        return self._families()
-
-    def collect(self):
-        """Count deliveries by status and age the oldest pending one; nothing if the db fails."""
-        try:
-            counts, oldest = delivery_store.summary(self.db)
-        except DatabaseFailure as error:
-            self.logger.warning(
-                "metrics: webhook deliveries not read: %s", error.__class__.__name__
-            )
-            return []
-        age = (utcnow() - oldest).total_seconds() if oldest else 0
-        return self._families(counts, age)
-
-    @staticmethod
-    def _families(counts=None, age=None):
-        deliveries = GaugeMetricFamily(
-            "plantstore_webhook_deliveries", "Webhook deliveries by status.", labels=["status"]
-        )
-        for status, count in (counts or {}).items():
-            deliveries.add_metric([status], count)
-        oldest = GaugeMetricFamily(
-            "plantstore_webhook_oldest_pending_seconds",
-            "Age of the oldest pending webhook delivery (0 when none is pending).",
-            value=age,
-        )
-        return [deliveries, oldest]
-
-
 class Metrics:
     """The app's metrics and the registry a scrape reads."""
 
-    def __init__(self, db, logger):
+    def __init__(self):
         # Under gunicorn (gunicorn.conf.py sets the directory) every worker writes its values to
         # files there and a scrape sums the files; otherwise this process's registry is enough.
         shared = "PROMETHEUS_MULTIPROC_DIR" in os.environ
@@ -95,7 +54,6 @@ class Metrics:
         )
         if shared:
             multiprocess.MultiProcessCollector(self.registry)
-        self.registry.register(DeliveryCollector(db, logger))
         # (method, route, status) -> its counter and histogram: labels() on every request is
         # most of what metrics cost.
         self._series = {}
@@ -153,8 +111,7 @@ def metrics_endpoint():
 
 def init_app(app):
     """Create the metrics, time every request, and serve /metrics."""
-    db = app.extensions["plantstore.db"]
-    metrics = app.extensions["plantstore.metrics"] = Metrics(db, app.logger)
+    metrics = app.extensions["plantstore.metrics"] = Metrics()
     app.before_request(metrics.start_clock)
     app.after_request(metrics.count)
     app.register_blueprint(bp)

@@ -23,7 +23,7 @@ import tempfile
 from sqlalchemy import create_engine, delete, insert
 
 from app.plants.store import plants
-from app.store.deliveries import deliveries
+from app.webhooks.store import deliveries
 from bench import load, ratelimit, report, servers
 
 ROOT = servers.ROOT

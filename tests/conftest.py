@@ -14,7 +14,7 @@ from app import create_app
 from app.database import migrate
 from faults import PrivatePostgres
 from helpers import TOKEN
-from liveserver import Servers
+from liveserver import Servers, start_worker
 
 POSTGRES_URL_VARIABLE = "PLANTSTORE_TEST_POSTGRES_URL"
 
@@ -160,6 +160,28 @@ def module_database_url(request, tmp_path_factory):
         request.getfixturevalue("worker_postgres_url"), request.module.__name__
     ) as own:
         yield own
+
+
+@pytest.fixture
+def start_workers(tmp_path):
+    """Start `flask webhooks run` with a server's environment; returns the process and its log.
+
+    Workers still running after the test are killed.
+    """
+    workers = []
+
+    def start(env):
+        log_path = tmp_path / f"worker-{len(workers)}.log"
+        with open(log_path, "ab") as log:
+            process = start_worker({**os.environ, **env}, log)
+        workers.append(process)
+        return process, log_path
+
+    yield start
+    for process in workers:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 @pytest.fixture

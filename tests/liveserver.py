@@ -118,6 +118,23 @@ def create_until_killed(server, acknowledged_at_least, clients=4):
     return acknowledged
 
 
+def environment(settings):
+    """Settings as PLANTSTORE_* environment variables."""
+    return {f"PLANTSTORE_{key}": str(value) for key, value in settings.items()}
+
+
+def start_worker(env, log):
+    """Start `flask --app wsgi webhooks run` with env, its output going to log (a file)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "flask", "--app", "wsgi", "webhooks", "run"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
 class Response:
     """Status, headers and decoded body of one HTTP exchange."""
 

@@ -60,19 +60,22 @@ def test_plants_created_counts_new_plants_only(client, auth_headers):
     assert requests_total(page, "POST", "/plants", 409) == 1
 
 
-def test_webhook_gauges_are_read_from_the_database(make_app, auth_headers):
+def test_webhook_gauges_are_read_from_the_database_per_receiver(make_app, auth_headers):
     app = make_app(WEBHOOK_URLS="http://127.0.0.1:9/hook", WEBHOOK_SECRET="s")
     client = app.test_client()
-    assert (
-        scrape(client)[("plantstore_webhook_deliveries", frozenset({"status": "pending"}.items()))]
-        == 0
+    receiver = {"receiver": "http://127.0.0.1:9/hook"}
+    pending = (
+        "plantstore_webhook_deliveries",
+        frozenset({**receiver, "status": "pending"}.items()),
     )
+    failed = ("plantstore_webhook_deliveries", frozenset({**receiver, "status": "failed"}.items()))
+    assert scrape(client)[pending] == 0
     client.post("/plants", json={"id": 1, "name": "Fern"}, headers=auth_headers)
     # Another app on the same database (another host) sees the same backlog.
     page = scrape(make_app().test_client())
-    assert page[("plantstore_webhook_deliveries", frozenset({"status": "pending"}.items()))] == 1
-    assert page[("plantstore_webhook_deliveries", frozenset({"status": "failed"}.items()))] == 0
-    assert page[("plantstore_webhook_oldest_pending_seconds", frozenset())] >= 0
+    assert page[pending] == 1
+    assert page[failed] == 0
+    assert page[("plantstore_webhook_oldest_pending_seconds", frozenset(receiver.items()))] >= 0
 
 
 @pytest.mark.parametrize(

@@ -13,9 +13,9 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Blueprint, current_app, request
 from marshmallow import Schema
 
-from .. import openapi_webhooks
 from ..errors import ErrorSchema
 from ..plants.schemas import NewPlantSchema
+from ..webhooks import openapi as webhooks_openapi
 from . import apidoc
 
 bp = Blueprint("openapi", __name__)
@@ -108,7 +108,7 @@ def build_spec(app):
         spec.components.response(str(status), _error_response(status))
     for name, description in sorted(tags.items()):
         spec.tag({"name": name, "description": description})
-    return {**spec.to_dict(), "webhooks": openapi_webhooks.webhooks()}
+    return {**spec.to_dict(), "webhooks": webhooks_openapi.webhooks()}
 
 
 def _new_spec():

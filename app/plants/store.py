@@ -6,7 +6,7 @@ from sqlalchemy import BigInteger, Column, String, Table, func
 
 from ..database import driver_sql, metadata
 from ..database.sql import UTCDateTime
-from ..store import deliveries
+from ..webhooks import store as deliveries
 
 plants = Table(
     "plants",

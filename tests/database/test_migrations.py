@@ -32,7 +32,8 @@ def test_current_and_history_name_the_revisions(cli):
     assert cli("db", "current").output.strip() == f"{HEAD} (head)"
     history = cli("db", "history")
     assert history.exit_code == 0
-    assert f"<base> -> {HEAD} (head)" in history.output
+    assert f" -> {HEAD} (head)" in history.output
+    assert "<base> -> " in history.output
 
 
 def test_unknown_revision_is_one_line_error(cli):

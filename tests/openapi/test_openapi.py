@@ -85,6 +85,9 @@ def test_webhook_posts_a_new_plant_with_its_signature_headers(client):
         "X-Plantstore-Event": ("header", True),
         "X-Plantstore-Delivery": ("header", True),
         "X-Plantstore-Signature": ("header", True),
+        "webhook-id": ("header", True),
+        "webhook-timestamp": ("header", True),
+        "webhook-signature": ("header", True),
     }
     assert "2XX" in post["responses"]
 

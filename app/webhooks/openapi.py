@@ -1,8 +1,8 @@
 """The ``webhooks`` section of the OpenAPI document: what a receiver of plant.created gets."""
 
-from .openapi.apidoc import example
-from .plants.schemas import NewPlantSchema
-from .webhooks import EVENT
+from ..openapi.apidoc import example
+from ..plants.schemas import NewPlantSchema
+from .outbox import EVENT
 
 HEADERS = {
     "X-Plantstore-Event": {
@@ -19,6 +19,23 @@ HEADERS = {
         "PLANTSTORE_WEBHOOK_SECRET. Compute it over the raw body, before parsing, and compare "
         "in constant time.",
         "schema": {"type": "string", "pattern": "^sha256=[0-9a-f]{64}$"},
+    },
+    "webhook-id": {
+        "description": "Standard Webhooks: the delivery id, the same as X-Plantstore-Delivery.",
+        "schema": {"type": "string", "examples": ["5f0c6e2b9d3a4b1e8c7d6a5b4c3d2e1f"]},
+    },
+    "webhook-timestamp": {
+        "description": "Standard Webhooks: when this attempt was sent, in Unix seconds. It is "
+        "signed: a receiver refuses a delivery whose time is too far from its own clock, so a "
+        "captured delivery cannot be replayed later.",
+        "schema": {"type": "string", "pattern": "^[0-9]+$", "examples": ["1795000000"]},
+    },
+    "webhook-signature": {
+        "description": "Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of "
+        '"{webhook-id}.{webhook-timestamp}.{body}", keyed by the UTF-8 bytes of '
+        "PLANTSTORE_WEBHOOK_SECRET. A Standard Webhooks library checks it, given "
+        "`whsec_` and the base64 of the secret (`flask --app wsgi webhooks secret` prints it).",
+        "schema": {"type": "string", "pattern": "^v1,[A-Za-z0-9+/]{43}=$"},
     },
 }
 

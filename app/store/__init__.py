@@ -1,1 +1,0 @@
-"""The webhook outbox's table and SQL, until the webhooks package takes them in."""

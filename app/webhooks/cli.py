@@ -1,0 +1,88 @@
+"""The ``webhooks`` commands: run the worker, show the outbox per receiver, retry, purge."""
+
+import signal
+import threading
+
+import click
+from flask import current_app
+
+from .. import cli
+from ..database import get_db
+from . import store
+from .outbox import receiver_name
+from .signatures import standard_secret
+from .summary import per_receiver
+
+webhooks_cli = cli.Group("webhooks", help="Deliver webhook events and inspect deliveries.")
+
+
+@webhooks_cli.command("run")
+def run_command():
+    """Deliver events until SIGTERM or SIGINT (the Procfile's worker)."""
+    logger = current_app.logger
+    receivers = current_app.config["WEBHOOK_URLS"]
+    if not receivers:
+        # Idle rather than exit: a Procfile runner stops every process when one exits.
+        logger.info("No webhook receivers (PLANTSTORE_WEBHOOK_URLS is empty): idle until stopped.")
+        _sleep_until_signalled()
+    else:
+        # Imported here: aiohttp is loaded by the worker process only, not by the web workers.
+        from .worker import Worker
+
+        logger.info(
+            "Delivering webhooks to %d receiver(s): %s.",
+            len(receivers),
+            ", ".join(receiver_name(url) for url in receivers),
+        )
+        Worker(current_app).serve()
+    logger.info("Webhook worker stopped.")
+
+
+def _sleep_until_signalled():
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    stop.wait()
+
+
+@webhooks_cli.command("status")
+def status_command():
+    """Count deliveries, per receiver too; list the failed ones."""
+    db = get_db()
+    receivers = per_receiver(db, current_app.config["WEBHOOK_URLS"])
+    pending = sum(receiver.pending for receiver in receivers.values())
+    failed = sum(receiver.failed for receiver in receivers.values())
+    click.echo(f"pending: {pending}\ndelivered: {store.delivered_count(db)}\nfailed: {failed}")
+    ages = [receiver.oldest_age for receiver in receivers.values() if receiver.pending]
+    if ages:
+        click.echo(f"oldest pending: {int(max(ages))}s")
+    for name, receiver in receivers.items():
+        click.echo(
+            f"receiver {name}: pending {receiver.pending}, failed {receiver.failed}, "
+            f"oldest pending {int(receiver.oldest_age)}s"
+        )
+    for delivery_id, url, attempts, last_error in store.failed(db):
+        click.echo(
+            f"failed {delivery_id} {receiver_name(url)} after {attempts} attempts: {last_error}"
+        )
+
+
+@webhooks_cli.command("retry-failed")
+def retry_failed_command():
+    """Give every failed delivery a fresh set of attempts."""
+    click.echo(f"Retrying {store.retry_failed(get_db())} failed delivery(ies).")
+
+
+@webhooks_cli.command("purge-failed")
+def purge_failed_command():
+    """Delete every failed delivery, for good."""
+    click.echo(f"Deleted {store.purge_failed(get_db())} failed delivery(ies).")
+
+
+@webhooks_cli.command("secret")
+def secret_command():
+    """Print PLANTSTORE_WEBHOOK_SECRET as Standard Webhooks libraries take it (whsec_...)."""
+    secret = current_app.config["WEBHOOK_SECRET"]
+    if not secret:
+        raise click.ClickException("PLANTSTORE_WEBHOOK_SECRET is not set")
+    click.echo(standard_secret(secret))

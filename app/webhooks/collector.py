@@ -1,0 +1,50 @@
+"""The webhook gauges of /metrics, per receiver, read from the database at each scrape."""
+
+from prometheus_client.core import GaugeMetricFamily
+
+from ..database import DatabaseFailure
+from .store import FAILED, PENDING
+from .summary import per_receiver
+
+
+class DeliveryCollector:
+    """Pending and failed deliveries and the oldest pending age of each receiver, whichever
+    host delivers them."""
+
+    def __init__(self, db, urls, logger):
+        self.db = db
+        self.urls = urls
+        self.logger = logger
+
+    def describe(self):
+        """The gauges' names, so that registering them reads no database."""
+        return self._families({})
+
+    def collect(self):
+        """The gauges now; nothing when the database fails."""
+        try:
+            receivers = per_receiver(self.db, self.urls)
+        except DatabaseFailure as error:
+            self.logger.warning(
+                "metrics: webhook deliveries not read: %s", error.__class__.__name__
+            )
+            return []
+        return self._families(receivers)
+
+    @staticmethod
+    def _families(receivers):
+        deliveries = GaugeMetricFamily(
+            "plantstore_webhook_deliveries",
+            "Webhook deliveries pending and failed, by receiver.",
+            labels=["receiver", "status"],
+        )
+        oldest = GaugeMetricFamily(
+            "plantstore_webhook_oldest_pending_seconds",
+            "Age of a receiver's oldest pending webhook delivery (0 when none is pending).",
+            labels=["receiver"],
+        )
+        for name, receiver in receivers.items():
+            deliveries.add_metric([name, PENDING], receiver.pending)
+            deliveries.add_metric([name, FAILED], receiver.failed)
+            oldest.add_metric([name], receiver.oldest_age)
+        return [deliveries, oldest]

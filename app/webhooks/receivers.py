@@ -1,0 +1,92 @@
+"""Which deliveries each receiver holds and may send now: its slots, its queue, its turn."""
+
+import collections
+import itertools
+import time
+
+from .outbox import receiver_name
+
+
+class Receiver:
+    """One receiver URL: its name for logs, its attempts in flight, its claimed deliveries
+    waiting for a slot, and whether its last attempt was answered with a 2xx."""
+
+    def __init__(self, url):
+        self.url = url
+        self.name = receiver_name(url)
+        self.in_flight = 0
+        self.queue = collections.deque()
+        self.answering = False
+
+
+class Receivers:
+    """Every receiver of the worker, with the worker's bound on attempts in flight.
+
+    A receiver that answers holds up to ``claim_batch`` claimed deliveries, so that one claim
+    feeds its slots for a while; any other holds no more than its slots, so that a receiver
+    that hangs or fails never sits on deliveries it cannot send.
+    """
+
+    def __init__(self, urls, concurrency, receiver_concurrency, claim_batch):
+        self.concurrency = concurrency
+        self.receiver_concurrency = receiver_concurrency
+        self.claim_batch = max(claim_batch, receiver_concurrency)
+        self.by_url = {url: Receiver(url) for url in urls}
+        self.in_flight = 0
+        self._turn = itertools.count()
+
+    def add(self, url):
+        """Deliver to url too (pending deliveries to a receiver no longer configured)."""
+        self.by_url.setdefault(url, Receiver(url))
+
+    def _in_turn(self):
+        # The receiver served first turns round, so that none starves the others.
+        receivers = list(self.by_url.values())
+        turn = next(self._turn) % len(receivers)
+        return receivers[turn:] + receivers[:turn]
+
+    def wants(self):
+        """{url: how many more deliveries that receiver may hold now}, leaving out zeros."""
+        wants = {}
+        for receiver in self._in_turn():
+            depth = self.claim_batch if receiver.answering else self.receiver_concurrency
+            count = depth - receiver.in_flight - len(receiver.queue)
+            if count > 0:
+                wants[receiver.url] = count
+        return wants
+
+    def hold(self, claimed, send_by):
+        """Queue claimed deliveries (id, url, event, body, attempts) to be sent by send_by
+        (time.monotonic()): after that, their lease could end before their attempt does."""
+        for delivery in claimed:
+            self.by_url[delivery[1]].queue.append((send_by, delivery))
+
+    def ready(self, expired):
+        """Take every queued delivery that a free slot can send now, as (receiver, delivery);
+        the ids of those whose time to be sent has passed go to expired."""
+        now = time.monotonic()
+        for receiver in self._in_turn():
+            queue = receiver.queue
+            while queue and self.in_flight < self.concurrency:
+                if receiver.in_flight >= self.receiver_concurrency:
+                    break
+                send_by, delivery = queue.popleft()
+                if now > send_by:
+                    expired.append(delivery[0])
+                    continue
+                receiver.in_flight += 1
+                self.in_flight += 1
+                yield receiver, delivery
+
+    def done(self, receiver, answered):
+        """An attempt to receiver ended; answered: with a 2xx."""
+        receiver.in_flight -= 1
+        self.in_flight -= 1
+        receiver.answering = answered
+
+    def drain(self):
+        """Empty every queue; the ids of the deliveries that were in them."""
+        ids = [delivery[0] for r in self.by_url.values() for _, delivery in r.queue]
+        for receiver in self.by_url.values():
+            receiver.queue.clear()
+        return ids

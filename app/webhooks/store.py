@@ -1,0 +1,221 @@
+"""The deliveries table (the webhook outbox) and all its SQL, on driver cursors."""
+
+from sqlalchemy import Column, Index, Integer, String, Table, Text, insert
+
+from ..database import driver_sql, metadata, utcnow
+from ..database.sql import UTCDateTime
+
+PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
+LOST = "worker lost during the last attempt"
+
+# The outbox: one row per new plant and receiver, written in the plant's own transaction.
+deliveries = Table(
+    "deliveries",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("url", Text, nullable=False),
+    Column("event", String(50), nullable=False),
+    # The exact bytes that are signed and sent, on every attempt.
+    Column("body", Text, nullable=False),
+    Column("status", String(10), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("next_attempt_at", UTCDateTime, nullable=False),
+    # A worker's claim: nobody else sends the delivery before this time.
+    Column("claimed_until", UTCDateTime),
+    Column("delivered_at", UTCDateTime),
+    Column("last_error", Text),
+    # Each receiver's deliveries by status and time: its due ones, claimed apart from every
+    # other receiver's, and its old delivered ones (a delivered row's next_attempt_at is when
+    # it was delivered), for the retention: one index, so a create writes one page fewer.
+    Index("deliveries_receiver_due", "url", "status", "next_attempt_at"),
+)
+
+NEW = ("id", "url", "event", "body", "status", "attempts", "created_at", "next_attempt_at")
+TIMES = ("created_at", "next_attempt_at")
+INSERT = driver_sql(insert(deliveries), column_keys=NEW)
+
+
+def _locking(sql):
+    """sql per driver, its rows locked FOR UPDATE SKIP LOCKED on PostgreSQL.
+
+    SQLite has no row locks: there the host's writer lock serialises whole transactions.
+    """
+    return {
+        "sqlite": driver_sql(sql)["sqlite"],
+        "postgresql": driver_sql(sql + " FOR UPDATE SKIP LOCKED")["postgresql"],
+    }
+
+
+# Due or lost (lease run out) deliveries of one receiver, most overdue first.
+DUE = _locking(
+    "SELECT id, event, body, attempts FROM deliveries WHERE url = :url AND status = 'pending' "
+    "AND next_attempt_at <= :now AND (claimed_until IS NULL OR claimed_until < :now) "
+    "ORDER BY next_attempt_at LIMIT :limit"
+)
+CLAIM = driver_sql(
+    "UPDATE deliveries SET claimed_until = :until, attempts = attempts + 1 WHERE id = :id"
+)
+GIVE_UP = driver_sql(
+    f"UPDATE deliveries SET status = 'failed', claimed_until = NULL, last_error = '{LOST}' "
+    "WHERE id = :id"
+)
+RECORD = driver_sql(
+    "UPDATE deliveries SET status = :status, claimed_until = NULL, last_error = :error, "
+    "delivered_at = :delivered_at, next_attempt_at = COALESCE(:next_at, next_attempt_at) "
+    "WHERE id = :id AND status = 'pending'"
+)
+RELEASE = driver_sql(
+    "UPDATE deliveries SET claimed_until = NULL, attempts = attempts - 1 "
+    "WHERE id = :id AND status = 'pending'"
+)
+EXPIRED = _locking(
+    "SELECT id FROM deliveries WHERE url = :url AND status = 'delivered' "
+    "AND next_attempt_at < :cutoff LIMIT :limit"
+)
+DELETE = driver_sql("DELETE FROM deliveries WHERE id = :id")
+BY_RECEIVER = driver_sql(
+    "SELECT url, status, COUNT(*), MIN(created_at) FROM deliveries "
+    "WHERE status IN ('pending', 'failed') GROUP BY url, status"
+)
+DELIVERED_COUNT = driver_sql("SELECT COUNT(*) FROM deliveries WHERE status = 'delivered'")
+FAILED_LIST = driver_sql(
+    "SELECT id, url, attempts, last_error FROM deliveries WHERE status = 'failed' "
+    "ORDER BY created_at"
+)
+# Every URL in the outbox, one index lookup per URL (a loose index scan, which neither backend
+# makes of SELECT DISTINCT).
+URLS = driver_sql(
+    "WITH RECURSIVE urls(url) AS (SELECT MIN(url) FROM deliveries UNION ALL "
+    "SELECT (SELECT MIN(url) FROM deliveries WHERE url > urls.url) FROM urls "
+    "WHERE urls.url IS NOT NULL) SELECT url FROM urls WHERE url IS NOT NULL"
+)
+RETRY_FAILED = driver_sql(
+    "UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = :now, "
+    "claimed_until = NULL, last_error = NULL WHERE status = 'failed'"
+)
+PURGE_FAILED = driver_sql("DELETE FROM deliveries WHERE status = 'failed'")
+
+
+def enqueue(db, cursor, rows):
+    """Add pending deliveries inside a create's transaction (a driver cursor)."""
+    cursor.executemany(
+        INSERT[db.dialect],
+        [{**row, **{key: db.bind_time(row[key]) for key in TIMES}} for row in rows],
+    )
+
+
+def claim(db, cursor, wants, lease, max_attempts):
+    """Claim, in the cursor's transaction, up to wants[url] due deliveries of each receiver.
+
+    Each claimed delivery is leased until now + lease and counts one more attempt; it is
+    returned as (id, url, event, body, attempts). A delivery whose last attempt outlived its
+    lease (its worker died) is failed instead, never tried beyond max_attempts.
+    """
+    now = utcnow()
+    bound = {"now": db.bind_time(now), "until": db.bind_time(now + lease)}
+    claimed, lost = [], []
+    for url, limit in wants.items():
+        cursor.execute(DUE[db.dialect], {**bound, "url": url, "limit": limit})
+        for delivery_id, event, body, attempts in cursor.fetchall():
+            if attempts >= max_attempts:
+                lost.append({"id": delivery_id})
+            else:
+                claimed.append((delivery_id, url, event, body, attempts + 1))
+    if claimed:
+        cursor.executemany(
+            CLAIM[db.dialect], [{"until": bound["until"], "id": row[0]} for row in claimed]
+        )
+    if lost:
+        cursor.executemany(GIVE_UP[db.dialect], lost)
+    return claimed
+
+
+def record(db, cursor, outcomes):
+    """Record attempts, each (id, error, retry_at): delivered without an error, else retried
+    at retry_at, or failed when that is None."""
+    if not outcomes:
+        return
+    now = db.bind_time(utcnow())
+    rows = []
+    for delivery_id, error, retry_at in outcomes:
+        if error is None:
+            status, delivered_at, next_at = DELIVERED, now, now
+        else:
+            status, delivered_at = (PENDING if retry_at else FAILED), None
+            next_at = db.bind_time(retry_at) if retry_at else None
+        rows.append(
+            {
+                "id": delivery_id,
+                "status": status,
+                "error": error,
+                "delivered_at": delivered_at,
+                "next_at": next_at,
+            }
+        )
+    cursor.executemany(RECORD[db.dialect], rows)
+
+
+def release(db, cursor, ids):
+    """Give back claimed deliveries that were not sent, with the attempt they were given."""
+    if ids:
+        cursor.executemany(RELEASE[db.dialect], [{"id": delivery_id} for delivery_id in ids])
+
+
+def delete_delivered(db, urls, older_than, limit):
+    """Delete up to limit deliveries to urls delivered more than older_than ago; how many went."""
+    cutoff = db.bind_time(utcnow() - older_than)
+    ids = []
+    with db.transaction() as cursor:
+        for url in urls:
+            left = {"url": url, "cutoff": cutoff, "limit": limit - len(ids)}
+            cursor.execute(EXPIRED[db.dialect], left)
+            ids += [{"id": row[0]} for row in cursor.fetchall()]
+            if len(ids) >= limit:
+                break
+        if ids:
+            cursor.executemany(DELETE[db.dialect], ids)
+    return len(ids)
+
+
+def by_receiver(db):
+    """{(url, status): (count, oldest created_at)} of pending and failed deliveries."""
+    with db.cursor() as cursor:
+        cursor.execute(BY_RECEIVER[db.dialect])
+        rows = cursor.fetchall()
+    return {(url, status): (count, db.read_time(oldest)) for url, status, count, oldest in rows}
+
+
+def delivered_count(db):
+    """How many delivered deliveries are kept."""
+    with db.cursor() as cursor:
+        cursor.execute(DELIVERED_COUNT[db.dialect])
+        return cursor.fetchone()[0]
+
+
+def failed(db):
+    """Every delivery that ran out of attempts, oldest first: (id, url, attempts, last error)."""
+    with db.cursor() as cursor:
+        cursor.execute(FAILED_LIST[db.dialect])
+        return cursor.fetchall()
+
+
+def urls(db):
+    """Every receiver URL the outbox holds deliveries to, configured or not."""
+    with db.cursor() as cursor:
+        cursor.execute(URLS[db.dialect])
+        return [row[0] for row in cursor.fetchall()]
+
+
+def retry_failed(db):
+    """Make every failed delivery pending again with fresh attempts; how many there were."""
+    with db.transaction() as cursor:
+        cursor.execute(RETRY_FAILED[db.dialect], {"now": db.bind_time(utcnow())})
+        return cursor.rowcount
+
+
+def purge_failed(db):
+    """Delete every failed delivery; how many there were."""
+    with db.transaction() as cursor:
+        cursor.execute(PURGE_FAILED[db.dialect])
+        return cursor.rowcount

@@ -1,0 +1,34 @@
+"""The outbox seen per receiver, as `webhooks status` and /metrics show it."""
+
+import dataclasses
+
+from ..database import utcnow
+from . import store
+from .outbox import receiver_name
+
+
+@dataclasses.dataclass
+class ReceiverSummary:
+    """Pending and failed deliveries of one receiver, and the age of its oldest pending one."""
+
+    pending: int = 0
+    failed: int = 0
+    oldest_age: float = 0.0
+
+
+def per_receiver(db, configured):
+    """{receiver name: ReceiverSummary} for the configured URLs and every URL the outbox holds.
+
+    URLs that differ only in credentials or query string are one receiver: that is all a name
+    shows of them.
+    """
+    now = utcnow()
+    receivers = {receiver_name(url): ReceiverSummary() for url in configured}
+    for (url, status), (count, oldest) in store.by_receiver(db).items():
+        receiver = receivers.setdefault(receiver_name(url), ReceiverSummary())
+        if status == store.FAILED:
+            receiver.failed += count
+        else:
+            receiver.pending += count
+            receiver.oldest_age = max(receiver.oldest_age, (now - oldest).total_seconds())
+    return receivers

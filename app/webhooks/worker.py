@@ -1,0 +1,255 @@
+"""The delivery worker: one event loop sends concurrently, one thread claims and records in
+batches, so that neither a slow receiver nor a wait for the database holds up the rest."""
+
+import asyncio
+import concurrent.futures
+import contextlib
+import datetime
+import logging
+import math
+import random
+import signal
+import time
+
+from ..database import Unavailable, utcnow
+from . import store
+from .receivers import Receivers
+from .sender import Sender
+
+# Seconds a lease allows beyond the attempt and its recording, for clocks of hosts that differ.
+CLOCK_MARGIN = 5
+# Longest pause of a worker whose database keeps failing, seconds.
+MAX_OUTAGE_PAUSE = 30
+# Shortest time between two claim-and-record transactions: outcomes gather into one batch, and
+# the creates get the write lock in between.
+BATCH_GAP = 0.1
+# Longest wait for the next claim within a poll interval of one that found deliveries: while
+# deliveries keep coming, the worker keeps claiming rather than wait for the poll interval.
+BUSY_POLL = 0.05
+# Seconds between two retention deletes while the last one found fewer rows than a batch.
+RETENTION_INTERVAL = 1
+
+
+class Worker:
+    """Sends due deliveries concurrently: at most CONCURRENCY attempts, RECEIVER_CONCURRENCY
+    per receiver, so a receiver that hangs or fails can only hold its own slots."""
+
+    def __init__(self, app):
+        config = app.config
+        self.db = app.extensions["plantstore.db"]
+        self.logger = app.logger
+        self.config = config
+        self.max_attempts = config["WEBHOOK_MAX_ATTEMPTS"]
+        self.poll_interval = config["WEBHOOK_POLL_INTERVAL"]
+        self.timeout = config["WEBHOOK_TIMEOUT"]
+        self.retention = datetime.timedelta(seconds=config["WEBHOOK_RETENTION"])
+        self.retention_batch = config["WEBHOOK_RETENTION_BATCH"]
+        # A claimed delivery waits at most one timeout for a slot, its attempt ends by its
+        # deadline and is recorded within the database timeout: no other worker can claim it
+        # while it is being sent.
+        self.lease = datetime.timedelta(
+            seconds=2 * self.timeout + config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
+        )
+        # What a database outage or a held lock raises, from SQLAlchemy or from the driver.
+        self.receivers = Receivers(
+            config["WEBHOOK_URLS"],
+            config["WEBHOOK_CONCURRENCY"],
+            config["WEBHOOK_RECEIVER_CONCURRENCY"],
+            config["WEBHOOK_CLAIM_BATCH"],
+        )
+        self.outcomes = []
+        self.unsent = []
+        self.tasks = set()
+        self.stopping = False
+        self.loop = None
+        self.sender = None
+        self._wake = self._stopped = None
+        self._next_retention = 0.0
+        self._found_work = -math.inf
+        self._looked_for_other_receivers = False
+        # The one thread that talks to the database: a wait for a lock never stalls the loop.
+        self._db_thread = concurrent.futures.ThreadPoolExecutor(1, "webhooks-db")
+
+    def serve(self):
+        """Deliver until SIGTERM or SIGINT, then finish the attempts in flight and exit."""
+
+        async def main():
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                asyncio.get_running_loop().add_signal_handler(signum, self.stop)
+            await self.run()
+
+        asyncio.run(main())
+
+    def stop(self):
+        """Stop claiming; run() returns once the attempts in flight are recorded."""
+        self.stopping = True
+        self._stopped.set()
+        self._wake.set()
+
+    async def run(self):
+        """Deliver until stop(): claim, send, record; then settle what is in flight."""
+        self.loop = asyncio.get_running_loop()
+        self._wake, self._stopped = asyncio.Event(), asyncio.Event()
+        config = self.config
+        self.sender = Sender(config["WEBHOOK_SECRET"], self.timeout, config["WEBHOOK_CONCURRENCY"])
+        try:
+            await self._deliver()
+            await self._settle()
+        finally:
+            await self.sender.close()
+            self._db_thread.shutdown()
+
+    async def _deliver(self):
+        failures = 0
+        while not self.stopping:
+            self._wake.clear()
+            outcomes, self.outcomes = self.outcomes, []
+            unsent, self.unsent = self.unsent, []
+            # Claimed deliveries are sent by then, or given back: see self.lease.
+            send_by = time.monotonic() + self.timeout
+            try:
+                if not self._looked_for_other_receivers:
+                    await self._find_other_receivers()
+                claimed = await self._in_db(
+                    self._exchange, outcomes, unsent, self.receivers.wants()
+                )
+            except Unavailable as error:
+                self.outcomes[:0] = outcomes
+                self.unsent[:0] = unsent
+                failures += 1
+                await self._pause(failures, error)
+                continue
+            self.receivers.hold(claimed, send_by)
+            if self.stopping:
+                break
+            self._start_ready()
+            try:
+                await self._keep_retention()
+            except Unavailable as error:
+                failures += 1
+                await self._pause(failures, error)
+                continue
+            failures = 0
+            if claimed:
+                self._found_work = time.monotonic()
+            busy = time.monotonic() - self._found_work < self.poll_interval
+            await self._idle(BUSY_POLL if busy else self.poll_interval)
+
+    def _exchange(self, outcomes, unsent, wants):
+        # In the database thread: one transaction records a batch of outcomes, gives back what
+        # was not sent in time, and claims the next batch: the write lock once per round.
+        with self.db.transaction() as cursor:
+            store.record(self.db, cursor, outcomes)
+            store.release(self.db, cursor, unsent)
+            return store.claim(self.db, cursor, wants, self.lease, self.max_attempts)
+
+    async def _find_other_receivers(self):
+        # Deliveries to a receiver no longer configured are still sent, and deleted in time.
+        for url in await self._in_db(store.urls, self.db):
+            self.receivers.add(url)
+        self._looked_for_other_receivers = True
+
+    def _start_ready(self):
+        """Start an attempt for every queued delivery that has a free slot."""
+        for receiver, delivery in self.receivers.ready(self.unsent):
+            task = self.loop.create_task(self._attempt(receiver, *delivery))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def _attempt(self, receiver, delivery_id, url, event, body, attempts):
+        answered = False
+        try:
+            error = await self.sender.send(url, delivery_id, event, body.encode())
+            answered = error is None
+        finally:
+            self.receivers.done(receiver, answered)
+            if not self.stopping:
+                self._start_ready()
+        retry_at = None
+        if error is not None and attempts < self.max_attempts:
+            retry_at = utcnow() + datetime.timedelta(seconds=self._backoff(attempts))
+        self.outcomes.append((delivery_id, error, retry_at))
+        self._wake.set()
+        if error is None:
+            # DEBUG: at the API's pace, a line per delivery would cost a third of the worker's CPU.
+            level, outcome = logging.DEBUG, "delivered"
+        elif retry_at is None:
+            level, outcome = logging.WARNING, f"{error}; no attempts left, kept as failed"
+        else:
+            level, outcome = logging.INFO, error
+        self.logger.log(
+            level, "delivery %s to %s attempt %d: %s", delivery_id, receiver.name, attempts, outcome
+        )
+
+    def _backoff(self, attempts):
+        """Exponential delay with jitter, so failing receivers are not hit in lockstep."""
+        config = self.config
+        delay = min(
+            config["WEBHOOK_RETRY_MAX_DELAY"], config["WEBHOOK_RETRY_DELAY"] * 2 ** (attempts - 1)
+        )
+        return random.uniform(delay / 2, delay)
+
+    async def _keep_retention(self):
+        """Delete a batch of delivered rows past the retention, once a second, or at once
+        again while whole batches go."""
+        if time.monotonic() < self._next_retention:
+            return
+        deleted = await self._in_db(
+            store.delete_delivered,
+            self.db,
+            list(self.receivers.by_url),
+            self.retention,
+            self.retention_batch,
+        )
+        if deleted < self.retention_batch:
+            self._next_retention = time.monotonic() + RETENTION_INTERVAL
+
+    async def _idle(self, longest):
+        """Wait for an attempt to end (a slot is free, an outcome to record), at most longest
+        seconds; then a moment, so that outcomes come in batches."""
+        try:
+            await asyncio.wait_for(self._wake.wait(), longest)
+        except TimeoutError:
+            return
+        if not self.stopping:
+            await asyncio.sleep(BATCH_GAP)
+
+    async def _pause(self, failures, error):
+        pause = min(MAX_OUTAGE_PAUSE, self.poll_interval * 2**failures)
+        self.logger.warning(
+            "database unavailable, trying again in %.1fs: %s",
+            pause,
+            error.cause,
+        )
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopped.wait(), pause)
+
+    async def _settle(self):
+        """After stop(): let the attempts in flight end (each within the timeout), record them,
+        and give back what was claimed but not sent. A database that stays down for longer
+        than its timeout leaves them to their leases: they are sent again when those end."""
+        if self.tasks:
+            await asyncio.wait(list(self.tasks))
+        self.unsent += self.receivers.drain()
+        gives_up = time.monotonic() + self.db.timeout
+        while self.outcomes or self.unsent:
+            try:
+                await self._in_db(self._record_and_release, self.outcomes, self.unsent)
+                return
+            except Unavailable as error:
+                if time.monotonic() > gives_up:
+                    self.logger.warning(
+                        "%d outcome(s) not recorded, sent again when their lease ends: %s",
+                        len(self.outcomes) + len(self.unsent),
+                        error.cause,
+                    )
+                    return
+                await asyncio.sleep(min(self.poll_interval, 1))
+
+    def _record_and_release(self, outcomes, unsent):
+        with self.db.transaction() as cursor:
+            store.record(self.db, cursor, outcomes)
+            store.release(self.db, cursor, unsent)
+
+    async def _in_db(self, function, *args):
+        return await self.loop.run_in_executor(self._db_thread, function, *args)
