@@ -1,7 +1,6 @@
 """Settings: defaults, then ``PLANTSTORE_*`` environment variables, checked once at start-up."""
 
 import difflib
-import math
 import os
 import re
 from urllib.parse import urlsplit
@@ -11,7 +10,15 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from . import ratelimit
-from .config_errors import ConfigError, invalid
+from .config_errors import (
+    ConfigError,
+    choice,
+    integer,
+    invalid,
+    require_int,
+    require_seconds,
+    split_list,
+)
 
 DEFAULTS = {
     # None means "a SQLite file in the instance folder", resolved in load().
@@ -86,7 +93,7 @@ def check_port():
     gunicorn's own answer to a bad one is a line without the variable's name, or a traceback.
     """
     port = os.environ.get("PORT")
-    if port is not None and _integer(port, 1, 65535) is None:
+    if port is not None and integer(port, 1, 65535) is None:
         raise invalid("PORT", "a port number from 1 to 65535", port)
 
 
@@ -95,7 +102,7 @@ def worker_count(default):
     given = os.environ.get("WEB_CONCURRENCY")
     if given is None:
         return default
-    number = _integer(given, 1)
+    number = integer(given, 1)
     if number is None:
         raise invalid("WEB_CONCURRENCY", "an integer >= 1", given)
     return number
@@ -124,38 +131,16 @@ def _read(config, overrides=None):
 
 def _check(config):
     for key in ("DATABASE_POOL_SIZE", "MAX_CONTENT_LENGTH"):
-        _require_int(config, key, minimum=1)
-    _require_seconds(config, "DATABASE_TIMEOUT")
-    _require_int(config, "TRUSTED_PROXIES", minimum=0)
+        require_int(config, key, minimum=1)
+    require_seconds(config, "DATABASE_TIMEOUT")
+    require_int(config, "TRUSTED_PROXIES", minimum=0)
     config["DATABASE_URL"] = _database_url(config["DATABASE_URL"])
-    config["SQLITE_SYNCHRONOUS"] = _choice(
+    config["SQLITE_SYNCHRONOUS"] = choice(
         config, "SQLITE_SYNCHRONOUS", ("NORMAL", "FULL", "EXTRA"), str.upper
     )
     config["API_TOKENS"] = _token_list(config["API_TOKENS"])
-    for key in (
-        "WEBHOOK_MAX_ATTEMPTS",
-        "WEBHOOK_CONCURRENCY",
-        "WEBHOOK_RECEIVER_CONCURRENCY",
-        "WEBHOOK_CLAIM_BATCH",
-        "WEBHOOK_RETENTION_BATCH",
-    ):
-        _require_int(config, key, minimum=1)
-    for key in (
-        "WEBHOOK_RETRY_DELAY",
-        "WEBHOOK_RETRY_MAX_DELAY",
-        "WEBHOOK_TIMEOUT",
-        "WEBHOOK_POLL_INTERVAL",
-        "WEBHOOK_RETENTION",
-    ):
-        _require_seconds(config, key)
-    config["WEBHOOK_URLS"] = _webhook_urls(config["WEBHOOK_URLS"])
-    if config["WEBHOOK_URLS"] and not config["WEBHOOK_SECRET"]:
-        raise invalid(
-            "PLANTSTORE_WEBHOOK_SECRET",
-            "set when PLANTSTORE_WEBHOOK_URLS is",
-            config["WEBHOOK_SECRET"],
-        )
-    config["LOG_FORMAT"] = _choice(config, "LOG_FORMAT", ("text", "json"), str.lower)
+    _check_webhooks(config)
+    config["LOG_FORMAT"] = choice(config, "LOG_FORMAT", ("text", "json"), str.lower)
     metrics_token = config["METRICS_TOKEN"]
     if metrics_token and (
         not isinstance(metrics_token, str) or len(metrics_token) < MIN_TOKEN_LENGTH
@@ -168,59 +153,34 @@ def _check(config):
     _check_rate_limits(config)
 
 
-def _number(value):
-    """value as an int or a float, given as one or as its text; None if it is neither."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        for kind in (int, float):
-            try:
-                return kind(value)
-            except ValueError:
-                pass
-    return None
-
-
-def _integer(value, minimum, maximum=math.inf):
-    """value as an int from minimum to maximum, given as one or as its text; None otherwise."""
-    number = _number(value)
-    return number if isinstance(number, int) and minimum <= number <= maximum else None
-
-
-def _require_int(config, key, minimum):
-    number = _integer(config[key], minimum)
-    if number is None:
-        raise invalid(f"PLANTSTORE_{key}", f"an integer >= {minimum}", config[key])
-    config[key] = number
-
-
-def _require_seconds(config, key):
-    number = _number(config[key])
-    # NaN and infinity are floats too, but no timeout.
-    if number is None or not math.isfinite(number) or number <= 0:
-        raise invalid(f"PLANTSTORE_{key}", "a number of seconds > 0", config[key])
-    config[key] = number
-
-
-def _choice(config, key, choices, normalise):
-    value = config[key]
-    chosen = normalise(value) if isinstance(value, str) else None
-    if chosen not in choices:
-        expected = ", ".join(choices[:-1]) + f" or {choices[-1]}"
-        raise invalid(f"PLANTSTORE_{key}", expected, value)
-    return chosen
-
-
-def _split(value, name):
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    if not isinstance(value, str):
-        raise invalid(f"PLANTSTORE_{name}", "a comma-separated list", value)
-    return [item.strip() for item in value.split(",") if item.strip()]
+def _check_webhooks(config):
+    for key in (
+        "WEBHOOK_MAX_ATTEMPTS",
+        "WEBHOOK_CONCURRENCY",
+        "WEBHOOK_RECEIVER_CONCURRENCY",
+        "WEBHOOK_CLAIM_BATCH",
+        "WEBHOOK_RETENTION_BATCH",
+    ):
+        require_int(config, key, minimum=1)
+    for key in (
+        "WEBHOOK_RETRY_DELAY",
+        "WEBHOOK_RETRY_MAX_DELAY",
+        "WEBHOOK_TIMEOUT",
+        "WEBHOOK_POLL_INTERVAL",
+        "WEBHOOK_RETENTION",
+    ):
+        require_seconds(config, key)
+    config["WEBHOOK_URLS"] = _webhook_urls(config["WEBHOOK_URLS"])
+    if config["WEBHOOK_URLS"] and not config["WEBHOOK_SECRET"]:
+        raise invalid(
+            "PLANTSTORE_WEBHOOK_SECRET",
+            "set when PLANTSTORE_WEBHOOK_URLS is",
+            config["WEBHOOK_SECRET"],
+        )
 
 
 def _webhook_urls(value):
-    urls = _split(value, "WEBHOOK_URLS")
+    urls = split_list(value, "WEBHOOK_URLS")
     for url in urls:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -252,12 +212,12 @@ def _check_rate_limits(config):
         config[key] = ratelimit.limit_setting(f"PLANTSTORE_{key}", config[key])
     url = config["RATE_LIMIT_STORAGE_URL"]
     config["RATE_LIMIT_STORAGE_URL"] = ratelimit.storage_url_setting(url)
-    _require_seconds(config, "RATE_LIMIT_STORAGE_TIMEOUT")
-    config["RATE_LIMIT_FAIL"] = _choice(config, "RATE_LIMIT_FAIL", ("open", "closed"), str.lower)
+    require_seconds(config, "RATE_LIMIT_STORAGE_TIMEOUT")
+    config["RATE_LIMIT_FAIL"] = choice(config, "RATE_LIMIT_FAIL", ("open", "closed"), str.lower)
 
 
 def _token_list(value):
-    tokens = _split(value, "API_TOKENS")
+    tokens = split_list(value, "API_TOKENS")
     for number, token in enumerate(tokens, start=1):
         # The token itself is never shown: the message may end up in a log.
         if not isinstance(token, str) or not TOKEN_RE.fullmatch(token):

@@ -1,5 +1,7 @@
-"""A refused setting: one line naming the variable and the value it was given, safe to log."""
+"""Checking one setting: its text converted to a value, or refused in one line naming the
+variable and the value it was given, safe to log."""
 
+import math
 import re
 
 import click
@@ -48,3 +50,54 @@ def _without_password(url):
         return make_url(url).render_as_string(hide_password=True)
     except (ArgumentError, ValueError):  # ValueError: a port that is no number
         return PASSWORD_RE.sub(r"\1***@", url)
+
+
+def as_number(value):
+    """value as an int or a float, given as one or as its text; None if it is neither."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        for kind in (int, float):
+            try:
+                return kind(value)
+            except ValueError:
+                pass
+    return None
+
+
+def integer(value, minimum, maximum=math.inf):
+    """value as an int from minimum to maximum, given as one or as its text; None otherwise."""
+    found = as_number(value)
+    return found if isinstance(found, int) and minimum <= found <= maximum else None
+
+
+def require_int(config, key, minimum):
+    number = integer(config[key], minimum)
+    if number is None:
+        raise invalid(f"PLANTSTORE_{key}", f"an integer >= {minimum}", config[key])
+    config[key] = number
+
+
+def require_seconds(config, key):
+    found = as_number(config[key])
+    # NaN and infinity are floats too, but no timeout.
+    if found is None or not math.isfinite(found) or found <= 0:
+        raise invalid(f"PLANTSTORE_{key}", "a number of seconds > 0", config[key])
+    config[key] = found
+
+
+def choice(config, key, choices, normalise):
+    value = config[key]
+    chosen = normalise(value) if isinstance(value, str) else None
+    if chosen not in choices:
+        expected = ", ".join(choices[:-1]) + f" or {choices[-1]}"
+        raise invalid(f"PLANTSTORE_{key}", expected, value)
+    return chosen
+
+
+def split_list(value, name):
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if not isinstance(value, str):
+        raise invalid(f"PLANTSTORE_{name}", "a comma-separated list", value)
+    return [item.strip() for item in value.split(",") if item.strip()]

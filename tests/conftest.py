@@ -4,17 +4,20 @@ import contextlib
 import glob
 import os
 import shutil
+import uuid
 from types import SimpleNamespace
 
 import pytest
+import redis
 from playwright.sync_api import sync_playwright
 from sqlalchemy import MetaData, create_engine, make_url
 
 from app import create_app
 from app.database import migrate
-from faults import PrivatePostgres
+from faults import PrivatePostgres, PrivateRedis
 from helpers import TOKEN
 from liveserver import Servers, start_worker
+from ratelimit_helpers import REDIS_URL_VARIABLE, address_prefix
 
 POSTGRES_URL_VARIABLE = "PLANTSTORE_TEST_POSTGRES_URL"
 
@@ -214,3 +217,37 @@ def browser():
         page.on("pageerror", lambda error: errors.append(str(error)))
         yield SimpleNamespace(page=page, errors=errors)
         chromium.close()
+
+
+@pytest.fixture(scope="module")
+def redis_url():
+    """The machine's Redis (PLANTSTORE_TEST_REDIS_URL); a set URL that does not answer fails."""
+    url = os.environ.get(REDIS_URL_VARIABLE)
+    if not url:
+        pytest.skip(f"{REDIS_URL_VARIABLE} is not set (.ci/run sets it)")
+    client = redis.Redis.from_url(url, socket_timeout=5)
+    client.ping()
+    yield url
+    client.close()
+
+
+@pytest.fixture
+def owned(redis_url):
+    """A fresh name for this test's tokens and addresses; its keys are deleted afterwards."""
+    name = uuid.uuid4().hex[:12]
+    yield name
+    client = redis.Redis.from_url(redis_url, socket_timeout=5)
+    for pattern in (f"*{name}*", f"*{address_prefix(name)}*"):
+        for key in client.scan_iter(match=pattern):
+            client.delete(key)
+    client.close()
+
+
+@pytest.fixture
+def private_redis(tmp_path):
+    """A redis-server of this test's own; needs PLANTSTORE_TEST_REDIS_URL like every Redis test."""
+    if not os.environ.get(REDIS_URL_VARIABLE):
+        pytest.skip(f"{REDIS_URL_VARIABLE} is not set (.ci/run sets it)")
+    server = PrivateRedis(tmp_path)
+    yield server
+    server.destroy()

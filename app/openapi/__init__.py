@@ -16,68 +16,11 @@ from marshmallow import Schema
 from ..errors import ErrorSchema
 from ..plants.schemas import NewPlantSchema
 from ..webhooks import openapi as webhooks_openapi
-from . import apidoc
+from . import apidoc, responses
 
 bp = Blueprint("openapi", __name__)
 apidoc.tag(bp, "The interface itself: this document, and the page that renders it.")
 
-# Per error status: what it means, and a message the service really gives with it.
-ERRORS = {
-    400: (
-        "The request is malformed: the message names every offending field.",
-        "id: Missing data for required field.",
-    ),
-    401: (
-        "No bearer token, or one that is unknown, revoked or expired.",
-        "A bearer token is required.",
-    ),
-    403: ("The token is read-only.", "This token is read-only."),
-    404: (
-        "No such resource: an unknown path, or no plant with this id.",
-        "There is no plant with this id.",
-    ),
-    405: (
-        "The path does not take this method; the Allow header lists those it takes.",
-        "method not allowed",
-    ),
-    409: (
-        "A different plant with this id already exists.",
-        "A different plant with id 1 already exists.",
-    ),
-    413: ("The request body is larger than the limit.", "request entity too large"),
-    415: ("The request body is not application/json.", "Content-Type must be application/json."),
-    429: (
-        "Past the rate limit of the token, or, for a request that fails authentication, of its "
-        "address; the request had no effect. Retry-After says when to try again.",
-        "Too many requests: the limit is 100 per 1 second.",
-    ),
-    500: (
-        "An unexpected fault; the log has its details under the request id.",
-        "internal server error",
-    ),
-    503: (
-        "The database does not answer in time, or its schema is missing or behind.",
-        "database unavailable",
-    ),
-}
-ERROR_HEADERS = {
-    401: {"WWW-Authenticate": 'The Bearer challenge; error="invalid_token" for a refused token'},
-    405: {"Allow": "The methods this path takes"},
-}
-# Headers declared once, under components, and referred to by name.
-HEADERS = {
-    "Retry-After": "Whole seconds to wait before trying again, at least 1: on a 429, and on a "
-    "503 from the rate limit store.",
-    "X-RateLimit-Limit": "While a rate limit applies: the requests it allows in its window "
-    "(of the limit closest to refusing).",
-    "X-RateLimit-Remaining": "While a rate limit applies: the requests it still allows now.",
-    "X-RateLimit-Reset": "While a rate limit applies: when a request is allowed again, in Unix "
-    "time (seconds).",
-}
-RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
-# Routing answers these before the token is counted.
-UNCOUNTED = {405}
-STORE_UNAVAILABLE = " Or the rate limit store does not, with PLANTSTORE_RATE_LIMIT_FAIL=closed."
 # Routing and the one error handler can answer any request with these.
 EVERY_OPERATION = {404, 405, 500}
 CONVERTER = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
@@ -105,7 +48,7 @@ def build_spec(app):
                 each["operationId"] += method.title()
         spec.path(path=path, operations=operations)
     for status in sorted(referred):
-        spec.components.response(str(status), _error_response(status))
+        spec.components.response(str(status), responses.error_response(status))
     for name, description in sorted(tags.items()):
         spec.tag({"name": name, "description": description})
     return {**spec.to_dict(), "webhooks": webhooks_openapi.webhooks()}
@@ -134,34 +77,10 @@ def _new_spec():
             "PLANTSTORE_API_TOKENS.",
         },
     )
-    for name, description in HEADERS.items():
+    for name, description in responses.HEADERS.items():
         schema = {"type": "integer", "minimum": 0}
         spec.components.header(name, {"description": description, "schema": schema})
     return spec
-
-
-def _error_response(status, limited=False):
-    """The Error answer of status; limited: of a rate-limited operation, with its headers."""
-    description, message = ERRORS[status]
-    if limited and status == 503:
-        description += STORE_UNAVAILABLE
-    content = {"schema": "Error", "example": {"error": status, "message": message}}
-    response = {"description": description, "content": {"application/json": content}}
-    headers = {
-        name: {"description": text, "schema": {"type": "string"}}
-        for name, text in ERROR_HEADERS.get(status, {}).items()
-    }
-    if limited and status not in UNCOUNTED:
-        headers.update(_header_refs(RATE_LIMIT_HEADERS))
-    if limited and status in (429, 503):
-        headers.update(_header_refs(["Retry-After"]))
-    if headers:
-        response["headers"] = headers
-    return response
-
-
-def _header_refs(names):
-    return {name: {"$ref": f"#/components/headers/{name}"} for name in names}
 
 
 def _register_schemas(spec, operations):
@@ -241,22 +160,22 @@ def _responses(op, referred):
         statuses.add(400)
     if not limited:
         referred.update(statuses)
-    responses = {
-        str(status): _error_response(status, limited=True)
+    answers = {
+        str(status): responses.error_response(status, limited=True)
         if limited
         else {"$ref": f"#/components/responses/{status}"}
         for status in statuses
     }
     for status, answer in (op.responses or {200: {"description": "Success"}}).items():
-        responses[str(status)] = {"description": answer["description"]}
+        answers[str(status)] = {"description": answer["description"]}
         headers = dict(answer.get("headers") or {})
         if limited:
-            headers.update(_header_refs(RATE_LIMIT_HEADERS))
+            headers.update(responses.header_refs(responses.RATE_LIMIT_HEADERS))
         if headers:
-            responses[str(status)]["headers"] = headers
+            answers[str(status)]["headers"] = headers
         if answer.get("schema") is not None:
-            responses[str(status)]["content"] = {"application/json": {"schema": answer["schema"]}}
-    return dict(sorted(responses.items()))
+            answers[str(status)]["content"] = {"application/json": {"schema": answer["schema"]}}
+    return dict(sorted(answers.items()))
 
 
 @bp.get("/openapi.json")

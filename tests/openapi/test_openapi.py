@@ -10,7 +10,7 @@ import schemathesis
 from openapi_spec_validator import validate
 
 from app import create_app
-from app.openapi import RATE_LIMIT_HEADERS
+from app.openapi.responses import RATE_LIMIT_HEADERS
 from helpers import TOKEN
 from liveserver import ROOT
 

@@ -1,0 +1,49 @@
+"""What the webhook tests share: the secret, an in-process worker, and reading status."""
+
+import asyncio
+import threading
+
+from app.webhooks.worker import Worker
+from helpers import TOKEN
+from liveserver import wait_for
+
+SECRET = "webhook-test-secret"
+
+
+def running(app):
+    """The app's worker, delivering on its own event loop in a thread until the block ends."""
+    worker = Worker(app)
+    thread = threading.Thread(target=asyncio.run, args=(worker.run(),))
+    thread.start()
+    try:
+        wait_for(lambda: worker.loop is not None, 10, "the worker's loop")
+        yield worker
+    finally:
+        if worker.loop is not None:
+            worker.loop.call_soon_threadsafe(worker.stop)
+        thread.join(timeout=30)
+        assert not thread.is_alive()
+
+
+def create(client, plant_id, name="Fern", **extra):
+    body = {"id": plant_id, "name": name, **extra}
+    return client.post("/plants", json=body, headers={"Authorization": f"Bearer {TOKEN}"})
+
+
+def status_of(cli):
+    return cli.invoke(args=["webhooks", "status"]).output
+
+
+def settled(cli, delivered, failed=0):
+    """Whether status shows nothing pending, and so many delivered and failed."""
+    status = status_of(cli)
+    return all(
+        f"{word}: {count}\n" in status
+        for word, count in (("pending", 0), ("delivered", delivered), ("failed", failed))
+    )
+
+
+def create_many(server, count):
+    """Create plants 0 .. count-1 through the server; every one must be a 200."""
+    for plant_id in range(count):
+        assert server.request("POST", "/plants", {"id": plant_id, "name": "Fern"}).status == 200
