@@ -43,9 +43,12 @@ lint: $(VENV)/.test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# One pytest-xdist worker per core; most e2e cases wait on servers, so they overlap well.
+# pytest-xdist workers: most end-to-end cases wait on servers, so two per core overlap well
+# (measured on 2 cores: 306 s with 2 workers, 211 s with 4).
+TEST_WORKERS ?= 4
+
 test: lint $(VENV)/.npm
-	$(BIN)/pytest -n auto
+	$(BIN)/pytest -n $(TEST_WORKERS)
 
 # wrk and nginx are Debian packages: installed here when run as root, else named.
 bench-tools:

@@ -13,19 +13,17 @@ BENCH_WEBHOOK_ISOLATION_CREATES (300, at BENCH_WEBHOOK_ISOLATION_RATE per second
 BENCH_DATABASE_URL (default: a fresh SQLite file), WEB_CONCURRENCY (gunicorn.conf.py's).
 """
 
-import datetime
 import http.client
 import json
 import os
 import pathlib
-import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 
-from bench import load, servers
+from bench import load, servers, webhook_report
 from bench.webhook_processes import (
     CLOCK_TICKS,
     DELIVERED,
@@ -35,23 +33,18 @@ from bench.webhook_processes import (
     Worker,
     hung_receiver,
 )
+from bench.webhook_report import (
+    CONNECTIONS,
+    DURATION,
+    ISOLATION_CREATES,
+    ISOLATION_RATE,
+    ROUNDS,
+)
 
 ROOT = servers.ROOT
 TOKEN = "bench-token-0123456789abcdefghijklmnopqrstuvwxyz"
 SECRET = "bench-webhook-secret"
-DURATION = int(os.environ.get("BENCH_WEBHOOK_DURATION", "30"))
-ROUNDS = int(os.environ.get("BENCH_WEBHOOK_ROUNDS", "2"))
-ISOLATION_CREATES = int(os.environ.get("BENCH_WEBHOOK_ISOLATION_CREATES", "300"))
-ISOLATION_RATE = float(os.environ.get("BENCH_WEBHOOK_ISOLATION_RATE", "30"))
 DATABASE_URL = os.environ.get("BENCH_DATABASE_URL")
-CONNECTIONS = 8
-# The targets of issue 18.
-RATIO_TARGET, AGE_LIMIT_S, DRAIN_LIMIT_S, HEALTHY_P99_LIMIT_S = 0.8, 2.0, 5.0, 2.0
-
-
-def mark(met):
-    """The word the report shows for a target."""
-    return "met" if met else "MISSED"
 
 
 def prepare(folder):
@@ -182,6 +175,23 @@ def paced_creates(port, count, rate):
     return answered
 
 
+def one_round(env, folder, receiver, outbox, number):
+    """Creates without webhooks and with them, in an order that alternates between rounds."""
+    outbox.empty()
+    first = 10**9 * (number + 1)
+    sides = ["without", "with"] if number % 2 == 0 else ["with", "without"]
+    result = {}
+    for side in sides:
+        path = folder / f"round{number}-{side}"
+        path.mkdir()
+        if side == "without":
+            result.update(creates_without(env, path, first))
+        else:
+            result.update(creates_with(env, path, receiver, outbox, first + 10**8))
+    result["ratio"] = result["rps"] / result["without_rps"]
+    return result
+
+
 def main():
     """Measure every round, then print the table and save the figures."""
     if not (load.installed() and servers.nginx_binary()):
@@ -194,90 +204,18 @@ def main():
         rounds = []
         with Receiver(folder / "receiver") as receiver:
             for number in range(ROUNDS):
-                outbox.empty()
-                first = 10**9 * (number + 1)
-                # Each round takes the two sides in the other order.
-                sides = ["without", "with"] if number % 2 == 0 else ["with", "without"]
-                result = {}
-                for side in sides:
-                    path = folder / f"round{number}-{side}"
-                    path.mkdir()
-                    if side == "without":
-                        result.update(creates_without(env, path, first))
-                    else:
-                        result.update(creates_with(env, path, receiver, outbox, first + 10**8))
-                result["ratio"] = result["rps"] / result["without_rps"]
-                print(f"round {number + 1}/{ROUNDS}: {summary_line(result)}", file=sys.stderr)
+                result = one_round(env, folder, receiver, outbox, number)
+                print(
+                    f"round {number + 1}/{ROUNDS}: {webhook_report.summary_line(result)}",
+                    file=sys.stderr,
+                )
                 rounds.append(result)
             outbox.empty()
             path = folder / "isolation"
             path.mkdir()
             isolated = isolation(env, path, receiver, outbox)
         outbox.engine.dispose()
-    report(database, rounds, isolated)
-
-
-def summary_line(result):
-    """One round in a line."""
-    return (
-        f"{result['without_rps']:.0f} req/s without, {result['rps']:.0f} with "
-        f"({result['ratio']:.2f}); {result['delivery_rate']:.0f} deliveries/s; oldest pending "
-        f"max {result['max_age_s']:.2f} s; drained in {result['drain_s']:.2f} s; worker "
-        f"{result['worker_cpu_us']:.0f} us/delivery; gunicorn {result['without_web_cpu_us']:.0f} "
-        f"us/create without, {result['web_cpu_us']:.0f} with; receiver "
-        f"{result['receiver_cpu_us']:.0f} us/delivery"
-    )
-
-
-def report(database, rounds, isolated):
-    """Print the medians over rounds, each target marked, and save every figure."""
-    median = {
-        key: statistics.median(r[key] for r in rounds)
-        for key in (
-            "without_rps",
-            "rps",
-            "ratio",
-            "delivery_rate",
-            "drain_s",
-            "worker_cpu_us",
-            "without_web_cpu_us",
-            "web_cpu_us",
-            "receiver_cpu_us",
-        )
-    }
-    worst_age = max(r["max_age_s"] for r in rounds)
-    lines = [
-        f"Webhooks, {database}, {os.cpu_count()} cores, {ROUNDS} rounds of {DURATION} s, "
-        f"wrk {CONNECTIONS} connections; medians (the oldest pending age: the worst sample)",
-        "",
-        "| figure | value | target |",
-        "|---|---|---|",
-        f"| creates/s without webhooks | {median['without_rps']:.0f} | |",
-        f"| creates/s with webhooks | {median['rps']:.0f} | |",
-        f"| with / without | {median['ratio']:.2f} | >= {RATIO_TARGET}: "
-        f"{mark(median['ratio'] >= RATIO_TARGET)} |",
-        f"| deliveries/s | {median['delivery_rate']:.0f} | |",
-        f"| oldest pending age, sampled each second | {worst_age:.2f} s | <= {AGE_LIMIT_S} s: "
-        f"{mark(worst_age <= AGE_LIMIT_S)} |",
-        f"| backlog empty after the load | {median['drain_s']:.2f} s | <= {DRAIN_LIMIT_S} s: "
-        f"{mark(median['drain_s'] <= DRAIN_LIMIT_S)} |",
-        f"| worker CPU per delivery (claim, send, record) | {median['worker_cpu_us']:.0f} us | |",
-        f"| gunicorn CPU per create, without / with webhooks | "
-        f"{median['without_web_cpu_us']:.0f} / {median['web_cpu_us']:.0f} us | |",
-        f"| receiver (nginx) CPU per delivery | {median['receiver_cpu_us']:.0f} us | |",
-        f"| healthy receiver beside a hung and a 500 one, p99 create to arrival "
-        f"({isolated['creates']} creates at {ISOLATION_RATE:.0f}/s) | {isolated['p99_s']:.3f} s "
-        f"| <= {HEALTHY_P99_LIMIT_S} s: {mark(isolated['p99_s'] <= HEALTHY_P99_LIMIT_S)} |",
-    ]
-    print("\n".join(lines))
-    results = ROOT / "bench" / "results"
-    results.mkdir(exist_ok=True)
-    when = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace(":", "")
-    path = results / f"webhooks-{when}.json"
-    path.write_text(
-        json.dumps({"database": database, "rounds": rounds, "isolation": isolated}, indent=2) + "\n"
-    )
-    print(f"results: {path.relative_to(ROOT)}")
+    webhook_report.report(database, rounds, isolated)
 
 
 if __name__ == "__main__":

@@ -103,15 +103,10 @@ def concurrently(server, requests):
     return results
 
 
-@pytest.mark.e2e
-def test_stopped_worker_holding_the_writer_lock_queues_no_request_of_the_other(
-    live_server, tmp_path
-):
-    path = tmp_path / "frozen.sqlite"
-    server = live_server(f"sqlite:///{path}", workers=2, PLANTSTORE_DATABASE_TIMEOUT="3")
-    assert server.request("POST", "/plants", {"id": 1, "name": "Fern"}).status == 200
-    lock_file = f"{path}-writer"
-    # SQLite's own lock, held elsewhere, keeps the worker that serves the next create inside its
+def freeze_a_worker_in_its_turn(server, path):
+    """SIGSTOP the worker serving a create while it holds the writer lock of the database at
+    path; its pid, and the thread whose create it is serving."""
+    # SQLite's own lock, held elsewhere, keeps the worker that serves the create inside its
     # turn on the writer lock, waiting for SQLite, for up to the 3 s timeout: long enough to
     # find that worker and stop it, and the check after SIGSTOP proves it still holds the lock.
     sqlite_holder = Holder("sqlite", path)
@@ -122,9 +117,20 @@ def test_stopped_worker_holding_the_writer_lock_queues_no_request_of_the_other(
     )
     frozen_create.start()
     try:
-        worker = stop_the_holder(lock_file)
+        return stop_the_holder(f"{path}-writer"), frozen_create
     finally:
         sqlite_holder.end()
+
+
+@pytest.mark.e2e
+def test_stopped_worker_holding_the_writer_lock_queues_no_request_of_the_other(
+    live_server, tmp_path
+):
+    path = tmp_path / "frozen.sqlite"
+    server = live_server(f"sqlite:///{path}", workers=2, PLANTSTORE_DATABASE_TIMEOUT="3")
+    assert server.request("POST", "/plants", {"id": 1, "name": "Fern"}).status == 200
+    lock_file = f"{path}-writer"
+    worker, frozen_create = freeze_a_worker_in_its_turn(server, path)
     try:
         results = concurrently(
             server,

@@ -206,6 +206,11 @@ def metric_samples(server):
     }
 
 
+def deliveries_of(receiver, status):
+    """The key of a plantstore_webhook_deliveries sample in metric_samples' answer."""
+    return ("plantstore_webhook_deliveries", f'receiver="{receiver}",status="{status}"')
+
+
 def test_status_and_metrics_per_receiver_never_show_a_secret_of_its_url(
     live_server, database_url, receivers, start_workers
 ):
@@ -219,20 +224,11 @@ def test_status_and_metrics_per_receiver_never_show_a_secret_of_its_url(
         create(server, plant_id)
     # Before any worker: both receivers hold 3 pending deliveries, aging.
     named_good, named_refused = f"http://127.0.0.1:{port}/hook", "http://127.0.0.1:9/hook"
-    wait_for(
-        lambda: (
-            metric_samples(server)[1].get(
-                ("plantstore_webhook_oldest_pending_seconds", f'receiver="{named_refused}"'), 0
-            )
-            >= 1
-        ),
-        10,
-        "the oldest pending delivery to age",
-    )
+    oldest = ("plantstore_webhook_oldest_pending_seconds", f'receiver="{named_refused}"')
+    wait_for(lambda: metric_samples(server)[1].get(oldest, 0) >= 1, 10, "the oldest to age")
     _, samples = metric_samples(server)
     for name in (named_good, named_refused):
-        pending = ("plantstore_webhook_deliveries", f'receiver="{name}",status="pending"')
-        assert samples[pending] == 3
+        assert samples[deliveries_of(name, "pending")] == 3
     status = server.cli("webhooks", "status")
     assert re.search(
         rf"receiver {re.escape(named_refused)}: pending 3, failed 0, oldest pending [1-9]", status
@@ -241,13 +237,8 @@ def test_status_and_metrics_per_receiver_never_show_a_secret_of_its_url(
     wait_for(lambda: len(healthy.requests) == 3, 10, "the healthy receiver's deliveries")
     wait_for(lambda: "failed: 3" in server.cli("webhooks", "status"), 10, "the refused ones")
     page, samples = metric_samples(server)
-    assert (
-        samples[("plantstore_webhook_deliveries", f'receiver="{named_refused}",status="failed"')]
-        == 3
-    )
-    assert (
-        samples[("plantstore_webhook_deliveries", f'receiver="{named_good}",status="pending"')] == 0
-    )
+    assert samples[deliveries_of(named_refused, "failed")] == 3
+    assert samples[deliveries_of(named_good, "pending")] == 0
     status = server.cli("webhooks", "status")
     assert f"receiver {named_good}: pending 0, failed 0" in status
     assert f"receiver {named_refused}: pending 0, failed 3" in status

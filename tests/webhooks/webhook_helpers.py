@@ -1,6 +1,7 @@
 """What the webhook tests share: the secret, an in-process worker, and reading status."""
 
 import asyncio
+import contextlib
 import threading
 
 from app.webhooks.worker import Worker
@@ -10,6 +11,7 @@ from liveserver import wait_for
 SECRET = "webhook-test-secret"
 
 
+@contextlib.contextmanager
 def running(app):
     """The app's worker, delivering on its own event loop in a thread until the block ends."""
     worker = Worker(app)
