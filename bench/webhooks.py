@@ -67,23 +67,20 @@ def sample_ages(outbox, stop, ages):
         ages.append(outbox.oldest_pending_age())
 
 
+def creates(web, seconds, first_id):
+    """wrk creating fresh ids from first_id on web for seconds; its result."""
+    return load.run(
+        web.port, "POST fresh ids", CONNECTIONS, seconds, token=TOKEN, plants=0, first_id=first_id
+    )
+
+
 def creates_without(env, folder, first_id):
     """wrk's create throughput with no receiver configured, and gunicorn's CPU per create."""
     with servers.Gunicorn("wsgi:app", env, folder) as web:
         web.wait_ready("/healthz", {})
-        load.run(
-            web.port, "POST fresh ids", CONNECTIONS, 2, token=TOKEN, plants=0, first_id=first_id
-        )
+        creates(web, 2, first_id)
         ticks = web.cpu_ticks()
-        result = load.run(
-            web.port,
-            "POST fresh ids",
-            CONNECTIONS,
-            DURATION,
-            token=TOKEN,
-            plants=0,
-            first_id=first_id + 10**7,
-        )
+        result = creates(web, DURATION, first_id + 10**7)
         web_cpu = (web.cpu_ticks() - ticks) / CLOCK_TICKS
     return {"without_rps": result["rps"], "without_web_cpu_us": web_cpu * 1e6 / result["requests"]}
 
@@ -93,9 +90,7 @@ def creates_with(env, folder, receiver, outbox, first_id):
     env = {**env, "PLANTSTORE_WEBHOOK_URLS": f"{receiver.url}/ok"}
     with servers.Gunicorn("wsgi:app", env, folder) as web, Worker(env, folder) as worker:
         web.wait_ready("/healthz", {})
-        load.run(
-            web.port, "POST fresh ids", CONNECTIONS, 2, token=TOKEN, plants=0, first_id=first_id
-        )
+        creates(web, 2, first_id)
         servers.wait_until(lambda: outbox.scalar(PENDING) == 0, 60, "the warm-up's deliveries")
         delivered_before, cpu_before = outbox.scalar(DELIVERED), worker.cpu_seconds()
         web_ticks, receiver_ticks = web.cpu_ticks(), receiver.cpu_ticks()
@@ -103,15 +98,7 @@ def creates_with(env, folder, receiver, outbox, first_id):
         sampler = threading.Thread(target=sample_ages, args=(outbox, stop, ages))
         sampler.start()
         started = time.monotonic()
-        result = load.run(
-            web.port,
-            "POST fresh ids",
-            CONNECTIONS,
-            DURATION,
-            token=TOKEN,
-            plants=0,
-            first_id=first_id + 10**7,
-        )
+        result = creates(web, DURATION, first_id + 10**7)
         ended = time.monotonic()
         web_cpu = (web.cpu_ticks() - web_ticks) / CLOCK_TICKS
         stop.set()
