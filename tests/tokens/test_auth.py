@@ -1,9 +1,12 @@
 """Bearer-token authentication: the contract's 'Authentication' section."""
 
+import time
+
 import pytest
 
 from app import check_at_start
 from helpers import TOKEN, assert_error
+from liveserver import wait_for
 
 PLANT = {"id": 1, "name": "Fern"}
 CHALLENGE = 'Bearer realm="plantstore"'
@@ -65,3 +68,15 @@ def test_no_token_configured_refuses_everything_and_says_how(make_app, caplog):
     client = app.test_client()
     response = client.post("/plants", json=PLANT, headers={"Authorization": "Bearer anything"})
     assert response.status_code == 401
+
+
+@pytest.mark.e2e
+def test_each_gunicorn_worker_says_at_start_how_to_make_a_token_when_none_exists(
+    live_server, tmp_path
+):
+    server = live_server(f"sqlite:///{tmp_path / 'plantstore.sqlite'}", PLANTSTORE_API_TOKENS="")
+    wait_for(lambda: server.log().count("tokens create NAME") == 2, 10, server.log)
+    started = time.monotonic()
+    response = server.request("POST", "/plants", PLANT)
+    assert response.status == 401 and response.json()["error"] == 401
+    assert time.monotonic() - started < 2
