@@ -39,9 +39,10 @@ class Holder:
         os.kill(self.process.pid, signal.SIGSTOP)
 
     def end(self):
-        """Let the holder go on, and end it; its lock goes with it."""
-        os.kill(self.process.pid, signal.SIGCONT)
-        self.process.kill()
+        """Let the holder go on, and end it; its lock goes with it. Ending twice is harmless."""
+        if self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGCONT)
+            self.process.kill()
         self.process.communicate()
 
 

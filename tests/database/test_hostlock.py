@@ -17,6 +17,15 @@ def lock_path(tmp_path):
     return tmp_path / "db.sqlite-writer"
 
 
+@pytest.fixture
+def frozen_holder(lock_path):
+    """Another process holding the lock, frozen by SIGSTOP; ended after the test."""
+    holder = Holder("flock", lock_path)
+    holder.freeze()
+    yield holder
+    holder.end()
+
+
 def free_for_another_process(path):
     """Whether another open file description gets the lock at once."""
     with open(path, "a") as other:
@@ -44,16 +53,11 @@ def test_free_lock_is_taken_at_once_and_released(lock_path):
     assert free_for_another_process(lock_path)
 
 
-def test_wait_for_a_frozen_holder_ends_at_the_timeout(lock_path):
-    holder = Holder("flock", lock_path)
-    holder.freeze()
+def test_wait_for_a_frozen_holder_ends_at_the_timeout(lock_path, frozen_holder):
     lock = HostLock(str(lock_path))
     started = time.monotonic()
-    try:
-        with pytest.raises(LockTimeout):
-            lock.acquire(0.3)
-    finally:
-        holder.end()
+    with pytest.raises(LockTimeout):
+        lock.acquire(0.3)
     assert 0.3 <= time.monotonic() - started < 1.5
 
 
@@ -79,21 +83,19 @@ def test_next_writer_takes_over_the_helper_of_one_that_gave_up(lock_path):
     assert free_for_another_process(lock_path)
 
 
-def test_writer_fails_at_once_once_the_holder_kept_the_lock_longer_than_it_may_wait(lock_path):
-    holder = Holder("flock", lock_path)
-    holder.freeze()
+def test_writer_fails_at_once_once_the_holder_kept_the_lock_longer_than_it_may_wait(
+    lock_path, frozen_holder
+):
     lock = HostLock(str(lock_path))
-    try:
+    with pytest.raises(LockTimeout):
+        lock.acquire(0.3)
+    # The frozen holder has now kept the lock for the whole 0.3 s: waiting again is queueing.
+    for _ in range(3):
+        started = time.monotonic()
         with pytest.raises(LockTimeout):
             lock.acquire(0.3)
-        # The frozen holder has now kept the lock for the whole 0.3 s: waiting again is queueing.
-        for _ in range(3):
-            started = time.monotonic()
-            with pytest.raises(LockTimeout):
-                lock.acquire(0.3)
-            assert time.monotonic() - started < 0.1
-    finally:
-        holder.end()
+        assert time.monotonic() - started < 0.1
+    frozen_holder.end()
     # Once the holder lets go, the helper takes the lock and lets it go: writers take it again.
     wait_for(lambda: free_for_another_process(lock_path), 5, "the lock to be let go")
     started = time.monotonic()
