@@ -50,7 +50,6 @@ class Worker:
         self.lease = datetime.timedelta(
             seconds=2 * self.timeout + config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
         )
-        # What a database outage or a held lock raises, from SQLAlchemy or from the driver.
         self.receivers = Receivers(
             config["WEBHOOK_URLS"],
             config["WEBHOOK_CONCURRENCY"],
