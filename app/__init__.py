@@ -1,4 +1,9 @@
-"""plantstore: a small JSON API for a plant store."""
+"""plantstore: a small JSON API for a plant store.
+
+Three floors, imports pointing down only (setup.cfg's import-linter contracts keep them): this
+factory and the document on top; the features (plants, tokens, webhooks, health) beside each
+other; and below them the machinery that knows no feature.
+"""
 
 from flask import Flask
 
@@ -21,7 +26,8 @@ from .openapi import docs
 
 
 def create_app(test_config=None):
-    """Build the app: config and logs, database and metrics, auth and errors, then the routes.
+    """Build the app: config and logs, database and metrics, limits and errors, the features,
+    the document, and the WSGI middlewares around it all.
 
     It only wires: nothing here touches the database (see ``check_at_start``).
     """
@@ -33,19 +39,28 @@ def create_app(test_config=None):
     config.warn_unknown_variables(app.logger)
     database.init_app(app)
     metrics.init_app(app)
-    tokens.init_app(app)
     ratelimit.init_app(app)
     errors.init_app(app)
-    headers.init_app(app)
+    # The features, in the order the document lists them: what a client came for first.
     plants.init_app(app)
-    health.init_app(app)
     webhooks.init_app(app)
+    tokens.init_app(app)
+    health.init_app(app)
     openapi.init_app(app)
     docs.init_app(app)
+    _wrap(app)
     return app
+
+
+def _wrap(app):
+    """The WSGI middlewares, innermost first: the rate limit's headers, then the request id and
+    every response's headers, then (outermost) X-Forwarded-* from trusted proxies."""
+    app.wsgi_app = ratelimit.middleware(app, app.wsgi_app)
+    app.wsgi_app = headers.middleware(app, app.wsgi_app)
+    app.wsgi_app = headers.trusted_proxies(app, app.wsgi_app)
 
 
 def check_at_start(app):
     """What a serving process checks once it starts: the schema's revision, and a token to use."""
-    app.extensions["plantstore.schema"].check_at_start()
-    tokens.auth.warn_if_no_token(app)
+    database.schema_of(app).check_at_start()
+    tokens.warn_if_no_token(app)

@@ -9,7 +9,6 @@ from flask import Config
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from . import ratelimit
 from .config_errors import (
     ConfigError,
     choice,
@@ -19,6 +18,7 @@ from .config_errors import (
     require_seconds,
     split_list,
 )
+from .ratelimit.settings import limit_setting, storage_url_setting
 
 DEFAULTS = {
     # None means "a SQLite file in the instance folder", resolved in load().
@@ -209,9 +209,9 @@ def _database_url(value):
 
 def _check_rate_limits(config):
     for key in ("RATE_LIMIT", "RATE_LIMIT_UNAUTHENTICATED"):
-        config[key] = ratelimit.limit_setting(f"PLANTSTORE_{key}", config[key])
+        config[key] = limit_setting(f"PLANTSTORE_{key}", config[key])
     url = config["RATE_LIMIT_STORAGE_URL"]
-    config["RATE_LIMIT_STORAGE_URL"] = ratelimit.storage_url_setting(url)
+    config["RATE_LIMIT_STORAGE_URL"] = storage_url_setting(url)
     require_seconds(config, "RATE_LIMIT_STORAGE_TIMEOUT")
     config["RATE_LIMIT_FAIL"] = choice(config, "RATE_LIMIT_FAIL", ("open", "closed"), str.lower)
 

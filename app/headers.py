@@ -9,6 +9,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 # A client's id is echoed only if it cannot smuggle anything into a header or a log line.
 SANE_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,200}")
 REQUEST_ID = "plantstore.request_id"
+# Where the app keeps the URL prefixes that blueprints asked no-store for, until it is wrapped.
+NO_STORE = "plantstore.no_store"
 
 
 class ResponseHeaders:
@@ -18,10 +20,10 @@ class ResponseHeaders:
     included), at a small fraction of what a before/after_request pair costs.
     """
 
-    def __init__(self, app):
+    def __init__(self, app, no_store=()):
         self.app = app
         # URL prefixes whose answers no cache may keep, as blueprints ask with no_store().
-        self.no_store = ()
+        self.no_store = no_store
 
     def __call__(self, environ, start_response):
         """Serve the request with its id in environ, adding the headers to the answer."""
@@ -47,19 +49,19 @@ def request_id():
 
 def no_store(app, prefix):
     """Mark every answer under the URL prefix (a blueprint's url_prefix) Cache-Control: no-store."""
-    app.extensions["plantstore.headers"].no_store += (prefix,)
+    app.extensions.setdefault(NO_STORE, []).append(prefix)
 
 
-def init_app(app):
-    """Add the response headers, and believe X-Forwarded-* only from trusted proxies."""
-    app.wsgi_app = app.extensions["plantstore.headers"] = ResponseHeaders(app.wsgi_app)
+def middleware(app, wsgi_app):
+    """wsgi_app, with a request id and the contract's headers on every answer."""
+    return ResponseHeaders(wsgi_app, tuple(app.extensions.get(NO_STORE, ())))
+
+
+def trusted_proxies(app, wsgi_app):
+    """wsgi_app, believing X-Forwarded-* only from PLANTSTORE_TRUSTED_PROXIES proxies."""
     proxies = app.config["TRUSTED_PROXIES"]
-    if proxies:
-        app.wsgi_app = ProxyFix(
-            app.wsgi_app,
-            x_for=proxies,
-            x_proto=proxies,
-            x_host=proxies,
-            x_port=proxies,
-            x_prefix=proxies,
-        )
+    if not proxies:
+        return wsgi_app
+    return ProxyFix(
+        wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_port=proxies, x_prefix=proxies
+    )

@@ -15,7 +15,7 @@ from prometheus_client import (
 )
 from werkzeug.exceptions import Unauthorized
 
-from .openapi import apidoc
+from . import apidoc
 
 bp = Blueprint("metrics", __name__)
 
@@ -24,6 +24,8 @@ UNMATCHED = "unmatched"
 # A client may send any method name; others are counted together, so labels stay few.
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 OTHER_METHOD = "other"
+# Where the app keeps its Metrics.
+EXTENSION = "plantstore.metrics"
 # Where a request's start time is kept, in its WSGI environ.
 STARTED = "plantstore.started"
 
@@ -48,9 +50,6 @@ class Metrics:
             "Time to answer an HTTP request, by method and URL rule.",
             ["method", "route"],
             registry=own,
-        )
-        self.plants_created = Counter(
-            "plantstore_plants_created", "Plants newly stored (not replays).", registry=own
         )
         if shared:
             multiprocess.MultiProcessCollector(self.registry)
@@ -84,9 +83,9 @@ class Metrics:
         return response
 
 
-def plant_created():
-    """Count one newly stored plant."""
-    current_app.extensions["plantstore.metrics"].plants_created.inc()
+def of(app):
+    """The Metrics of app."""
+    return app.extensions[EXTENSION]
 
 
 @bp.get("/metrics")
@@ -105,13 +104,13 @@ def metrics_endpoint():
                 "A valid metrics token is required.",
                 www_authenticate=('Bearer realm="plantstore"',),
             )
-    registry = current_app.extensions["plantstore.metrics"].registry
+    registry = of(current_app).registry
     return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
 
 
 def init_app(app):
     """Create the metrics, time every request, and serve /metrics."""
-    metrics = app.extensions["plantstore.metrics"] = Metrics()
+    metrics = app.extensions[EXTENSION] = Metrics()
     app.before_request(metrics.start_clock)
     app.after_request(metrics.count)
     app.register_blueprint(bp)

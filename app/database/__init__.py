@@ -1,18 +1,10 @@
-"""The database: one engine per process, and the one way requests, workers and commands use it.
+"""The database: its engine and the one way in (access.py), its failures told apart
+(failures.py), the SQLite writers' lock, the schema's migrations and the database's commands."""
 
-Every statement runs on a driver cursor (``cursor`` to read, ``transaction`` to write), with its
-SQL compiled once per backend by ``driver_sql``. Core connections serve Alembic alone.
-"""
-
-import contextlib
-
-from flask import current_app
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
-
-from . import commands, drivers, migrate
-from .failures import DatabaseFailure, Locked, SchemaBehind, SchemaMissing, Unavailable, classify
-from .hostlock import HostLock, LockTimeout
-from .sql import UTCDateTime, driver_sql, metadata, utcnow
+from . import commands, migrate
+from .access import EXTENSION, Database, get_db, of
+from .failures import DatabaseFailure, Locked, SchemaBehind, SchemaMissing, Unavailable
+from .sql import driver_sql, metadata, utcnow
 
 __all__ = [
     "Database",
@@ -24,140 +16,23 @@ __all__ = [
     "driver_sql",
     "get_db",
     "metadata",
+    "of",
+    "schema_of",
     "utcnow",
 ]
 
-
-class Database:
-    """The engine of one process, its SQLite writers' lock, and the ways to run SQL on it."""
-
-    def __init__(self, config):
-        self.timeout = config["DATABASE_TIMEOUT"]
-        self.engine = drivers.create(config)
-        dialect = self.engine.dialect
-        self.dialect = dialect.name
-        self.is_sqlite = self.dialect == "sqlite"
-        self._driver_error = dialect.loaded_dbapi.Error
-        # On SQLite, Alembic's Core transactions take the write lock up front (drivers.py).
-        self._core_writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
-        # Times go to and come from driver cursors as Core would convert them: UTC, aware.
-        time_type = UTCDateTime().dialect_impl(dialect)
-        self.bind_time = time_type.bind_processor(dialect)
-        self.read_time = time_type.result_processor(dialect, None)
-        database = self.engine.url.database
-        on_disk = self.is_sqlite and database not in (None, "", ":memory:")
-        self.writer_lock = HostLock(f"{database}-writer") if on_disk else None
-        self._schema_checks = None
-
-    def cursor(self):
-        """A driver cursor on a pooled connection, for reads; failures as DatabaseFailure."""
-        return self._use(write=False)
-
-    def transaction(self):
-        """A driver cursor in a write transaction that commits when the block ends."""
-        return self._use(write=True)
-
-    @contextlib.contextmanager
-    def _use(self, write):
-        # One generator for the whole use: this runs for every request.
-        with drivers.Budget(self.timeout):
-            connection = self._checkout()
-            try:
-                if write:
-                    self._take_turn()
-                try:
-                    cursor = connection.cursor()
-                    if write and self.is_sqlite:
-                        cursor.execute("BEGIN IMMEDIATE")
-                    yield cursor
-                    if write or not self.is_sqlite:
-                        connection.commit()  # psycopg opens a transaction for a read too
-                except self._driver_error as error:
-                    self._abandon(connection, error)
-                    raise self._failure(error) from error
-                except BaseException:
-                    connection.rollback()
-                    raise
-                finally:
-                    if write:
-                        self._end_turn()
-            finally:
-                connection.close()
-
-    @contextlib.contextmanager
-    def schema_transaction(self):
-        """A Core connection in a write transaction: Alembic needs one to migrate."""
-        # Connected first, so that a database that cannot be opened is an error of the database.
-        with drivers.Budget(self.timeout), self._core_writer.connect() as conn:
-            self._take_turn()
-            try:
-                with conn.begin():
-                    yield conn
-            finally:
-                self._end_turn()
-
-    def ping(self):
-        """Raise unless the database answers and holds every table and column of the schema."""
-        if self._schema_checks is None:
-            # One statement per table, naming every column: each fails if one of them is missing.
-            self._schema_checks = [
-                f"SELECT {', '.join(column.name for column in table.columns)} "
-                f"FROM {table.name} LIMIT 0"
-                for table in metadata.sorted_tables
-            ]
-        with self.cursor() as cursor:
-            for statement in self._schema_checks:
-                cursor.execute(statement)
-                cursor.fetchall()
-
-    def _checkout(self):
-        try:
-            return self.engine.raw_connection()
-        except self._driver_error as error:
-            raise self._failure(error) from error
-        except SQLAlchemyError as error:
-            failure = classify(error)
-            if failure is None:
-                raise
-            raise failure from error
-
-    def _failure(self, driver_error):
-        # Said in SQLAlchemy's terms first, so that callers can still catch IntegrityError.
-        error = DBAPIError.instance(None, None, driver_error, self._driver_error)
-        return classify(error) or error
-
-    def _abandon(self, connection, error):
-        if self.engine.dialect.is_disconnect(error, connection.dbapi_connection, None):
-            # A lost connection must not go back to the pool for the next request.
-            connection.invalidate(error)
-        else:
-            connection.rollback()
-
-    def _take_turn(self):
-        # SQLite lets one transaction write at a time: the service's writers queue on a lock
-        # that wakes the next one at once, where SQLite's busy handler would sleep.
-        if self.writer_lock is None:
-            return
-        try:
-            self.writer_lock.acquire(drivers.remaining(self.timeout))
-        except LockTimeout as error:
-            raise Locked(error) from error
-        except OSError as error:
-            raise Unavailable(error) from error  # the lock file cannot be made
-
-    def _end_turn(self):
-        if self.writer_lock is not None:
-            self.writer_lock.release()
+# Where the app keeps its SchemaState.
+SCHEMA = "plantstore.schema"
 
 
-def get_db():
-    """The current app's Database."""
-    return current_app.extensions["plantstore.db"]
+def schema_of(app):
+    """The SchemaState of app: its revision against the service's migrations."""
+    return app.extensions[SCHEMA]
 
 
 def init_app(app):
     """Create the app's engine (it connects on first use), its schema state and its commands."""
-    db = app.extensions["plantstore.db"] = Database(app.config)
-    app.extensions["plantstore.schema"] = migrate.SchemaState(db, app.logger)
+    db = app.extensions[EXTENSION] = Database(app.config)
+    app.extensions[SCHEMA] = migrate.SchemaState(db, app.logger)
     app.cli.add_command(commands.init_db_command)
     app.cli.add_command(commands.db_cli)

@@ -3,10 +3,10 @@
 import click
 from alembic import command
 from alembic.util import CommandError
-from flask import current_app
 from flask.cli import with_appcontext
 
-from .. import cli
+from .access import get_db
+from .command import Command, Group
 from .migrate import (
     UPGRADE_HINT,
     alembic_config,
@@ -18,7 +18,7 @@ from .migrate import (
 )
 
 
-class _MigrationCommands(cli.Group):
+class _MigrationCommands(Group):
     # Alembic's errors (an unknown revision, a detected difference) are one line, not a traceback.
     def invoke(self, ctx):
         try:
@@ -30,16 +30,11 @@ class _MigrationCommands(cli.Group):
 db_cli = _MigrationCommands("db", help="Schema migrations (Alembic).")
 
 
-def _db():
-    # Not database.get_db: this module is imported while the database package is.
-    return current_app.extensions["plantstore.db"]
-
-
-@click.command("init-db", cls=cli.Command)
+@click.command("init-db", cls=Command)
 @with_appcontext
 def init_db_command():
     """Bring the schema to the latest migration; the same as ``db upgrade``."""
-    upgrade(_db())
+    upgrade(get_db())
     click.echo("Database schema is ready.")
 
 
@@ -47,7 +42,7 @@ def init_db_command():
 @click.argument("revision", default="head")
 def upgrade_command(revision):
     """Upgrade the schema to REVISION (default: head), adopting a 1.0 database."""
-    upgrade(_db(), revision)
+    upgrade(get_db(), revision)
     click.echo(f"Database schema upgraded to {revision}.")
 
 
@@ -55,7 +50,7 @@ def upgrade_command(revision):
 @click.argument("revision")
 def downgrade_command(revision):
     """Downgrade the schema to REVISION ("base" drops every table)."""
-    downgrade(_db(), revision)
+    downgrade(get_db(), revision)
     click.echo(f"Database schema downgraded to {revision}.")
 
 
@@ -63,7 +58,7 @@ def downgrade_command(revision):
 def current_command():
     """Show the database's revision."""
     # Read here rather than by command.current, which creates alembic_version when it is missing.
-    current = current_revisions(_db())
+    current = current_revisions(get_db())
     heads = script_directory().get_heads()
     for revision in current:
         click.echo(f"{revision} (head)" if revision in heads else revision)
@@ -84,12 +79,12 @@ def history_command():
 )
 def revision_command(message, autogenerate):
     """Write a new revision into app/database/migrations/versions, to review before committing."""
-    with schema_lock(_db()) as conn:
+    with schema_lock(get_db()) as conn:
         command.revision(alembic_config(conn), message=message, autogenerate=autogenerate)
 
 
 @db_cli.command("check")
 def check_command():
     """Fail when the service's tables and the head revision differ (a change without a revision)."""
-    with schema_lock(_db()) as conn:
+    with schema_lock(get_db()) as conn:
         command.check(alembic_config(conn))

@@ -1,7 +1,8 @@
 """GET /openapi.json: the interface as an OpenAPI 3.1 document, built by walking app.url_map.
 
 Each operation is described once, where its route is (the ``apidoc`` decorators, the view's
-docstring, the marshmallow schemas that validate it); this module only assembles them.
+docstring, the marshmallow schemas that validate it), and each event where its feature
+declares it; this module only assembles them, the resources a client came for first.
 """
 
 import inspect
@@ -13,10 +14,11 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Blueprint, current_app, request
 from marshmallow import Schema
 
+from .. import apidoc, ratelimit
 from ..errors import ErrorSchema
-from ..plants.schemas import NewPlantSchema
+from ..plants.events import EVENT_TYPES as PLANT_EVENTS
 from ..webhooks import openapi as webhooks_openapi
-from . import apidoc, responses
+from . import responses
 
 bp = Blueprint("openapi", __name__)
 apidoc.tag(bp, "The interface itself: this document, and the page that renders it.")
@@ -24,14 +26,16 @@ apidoc.tag(bp, "The interface itself: this document, and the page that renders i
 # Routing and the one error handler can answer any request with these.
 EVERY_OPERATION = {404, 405, 500}
 CONVERTER = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
+# Every event a feature announces, as the webhooks section lists them.
+EVENT_TYPES = PLANT_EVENTS
 
 
 def build_spec(app):
-    """The OpenAPI document of every route of app that is not hidden, and of the webhook."""
+    """The OpenAPI document of every route of app that is not hidden, and of the webhooks."""
     spec = _new_spec()
     routes = [
         (rule, app.view_functions[rule.endpoint])
-        for rule in sorted(app.url_map.iter_rules(), key=lambda rule: rule.rule)
+        for rule in sorted(app.url_map.iter_rules(), key=_in_order_of(app))
         if not apidoc.operation_of(app.view_functions[rule.endpoint]).hidden
     ]
     _register_schemas(spec, [apidoc.operation_of(view) for _, view in routes])
@@ -49,9 +53,15 @@ def build_spec(app):
         spec.path(path=path, operations=operations)
     for status in sorted(referred):
         spec.components.response(str(status), responses.error_response(status))
-    for name, description in sorted(tags.items()):
+    for name, description in tags.items():
         spec.tag({"name": name, "description": description})
-    return {**spec.to_dict(), "webhooks": webhooks_openapi.webhooks()}
+    return {**spec.to_dict(), "webhooks": webhooks_openapi.webhooks(EVENT_TYPES)}
+
+
+def _in_order_of(app):
+    """Routes by their blueprint's registration (the features first), then by path."""
+    order = {name: number for number, name in enumerate(app.blueprints)}
+    return lambda rule: (order.get(rule.endpoint.rpartition(".")[0], len(order)), rule.rule)
 
 
 def _new_spec():
@@ -77,15 +87,15 @@ def _new_spec():
             "PLANTSTORE_API_TOKENS.",
         },
     )
-    for name, description in responses.HEADERS.items():
+    for name, description in ratelimit.HEADER_DESCRIPTIONS.items():
         schema = {"type": "integer", "minimum": 0}
         spec.components.header(name, {"description": description, "schema": schema})
     return spec
 
 
 def _register_schemas(spec, operations):
-    # NewPlant is the webhook's body and Error every error's, whatever the routes declare.
-    schemas = [ErrorSchema, NewPlantSchema]
+    # Error is every error's body, and each event's body is declared, whatever the routes say.
+    schemas = [ErrorSchema, *(event.body for event in EVENT_TYPES)]
     for op in operations:
         schemas.append(op.body)
         schemas.extend(answer["schema"] for answer in op.responses.values())
@@ -122,7 +132,7 @@ def _path_and_operation(rule, view, tag, referred):
     if op.body is not None:
         content = {"schema": op.body, "example": apidoc.example(op.body)}
         operation["requestBody"] = {"required": True, "content": {"application/json": content}}
-    if op.public:
+    if not op.secured:
         operation["security"] = []
     return path, operation
 
@@ -148,29 +158,26 @@ def _path(rule, op):
 
 def _responses(op, referred):
     """The operation's answers; its errors refer to components (added to referred), except on
-    an operation that needs a token: its answers carry the rate limit headers, so each is its own.
-    """
-    limited = not op.public
-    statuses = set(EVERY_OPERATION) | op.errors
-    if limited:
-        statuses |= {401, 503, 429}  # the token is looked up in the database, and counted
+    a rate-limited operation, whose answers carry the rate limit headers, or an error its
+    feature describes: each of those is its own."""
+    statuses = set(EVERY_OPERATION) | op.errors | set(op.error_texts)
     if op.body is not None:
         statuses |= {400, 413, 415}
     if op.arguments:
         statuses.add(400)
-    if not limited:
-        referred.update(statuses)
-    answers = {
-        str(status): responses.error_response(status, limited=True)
-        if limited
-        else {"$ref": f"#/components/responses/{status}"}
-        for status in statuses
-    }
+    answers = {}
+    for status in sorted(statuses):
+        text = op.error_texts.get(status)
+        if op.limited or text is not None:
+            answers[str(status)] = responses.error_response(status, text, op.limited)
+        else:
+            referred.add(status)
+            answers[str(status)] = {"$ref": f"#/components/responses/{status}"}
     for status, answer in (op.responses or {200: {"description": "Success"}}).items():
         answers[str(status)] = {"description": answer["description"]}
         headers = dict(answer.get("headers") or {})
-        if limited:
-            headers.update(responses.header_refs(responses.RATE_LIMIT_HEADERS))
+        if op.limited:
+            headers.update(responses.header_refs(ratelimit.ANSWER_HEADERS))
         if headers:
             answers[str(status)]["headers"] = headers
         if answer.get("schema") is not None:
@@ -179,7 +186,6 @@ def _responses(op, referred):
 
 
 @bp.get("/openapi.json")
-@apidoc.public
 @apidoc.response(
     200, "This document, its servers set to the URL it was served from.", {"type": "object"}
 )
@@ -187,7 +193,7 @@ def openapi_document():
     """This OpenAPI document.
 
     The interface of the service: every operation with every status it can answer, the
-    schemas of the bodies with the limits the service enforces, and the webhook.
+    schemas of the bodies with the limits the service enforces, and the webhooks.
     """
     document = current_app.extensions.get("plantstore.openapi")
     if document is None:

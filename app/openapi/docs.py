@@ -6,7 +6,7 @@ import flask_swagger_ui
 from flask import Blueprint, send_from_directory
 from werkzeug.exceptions import NotFound
 
-from . import apidoc
+from .. import apidoc
 
 OWN_ASSETS = pathlib.Path(__file__).parent / "docs_assets"
 # Swagger UI's own build, as the flask-swagger-ui package ships it: no CDN, no internet needed.

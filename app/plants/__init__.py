@@ -1,10 +1,14 @@
-"""Plants: the /plants routes, their JSON shapes, and the plants table with its SQL."""
+"""Plants: the /plants routes, their JSON shapes, the plants table with its SQL, and the
+events a change of a plant announces."""
 
-from .. import headers
-from .routes import bp
+from .. import headers, metrics
+from .routes import CREATED_COUNTER, bp
 
 
 def init_app(app):
-    """Serve /plants; no cache may keep its answers, errors included."""
+    """Serve /plants; no cache may keep its answers, errors included. Count new plants."""
     app.register_blueprint(bp)
     headers.no_store(app, bp.url_prefix)
+    app.extensions[CREATED_COUNTER] = metrics.of(app).counter(
+        "plantstore_plants_created", "Plants newly stored (not replays)."
+    )

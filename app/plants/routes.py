@@ -1,18 +1,27 @@
 """The /plants blueprint: each operation described once, by decorators that load and dump."""
 
-from flask import Blueprint, Response, url_for
+from flask import Blueprint, Response, current_app, url_for
 from werkzeug.exceptions import Conflict, NotFound
 
-from .. import metrics, webhooks
+from .. import apidoc, auth, events
 from ..database import get_db
-from ..openapi import apidoc
-from ..tokens.auth import READ_WRITE, auth
 from . import store
 from .schemas import ListQuerySchema, NewPlantSchema, PlantIdSchema, PlantSchema, StoredPlantSchema
 
 bp = apidoc.tag(
     Blueprint("plants", __name__, url_prefix="/plants"),
     "The plants in the store: create, list, read and delete them.",
+)
+
+# Where the app keeps the counter of plants newly stored.
+CREATED_COUNTER = "plantstore.plants_created"
+# The errors of a plant's own, as the document describes them.
+NO_SUCH_PLANT = "There is no plant with this id."
+NOT_FOUND = (404, "No such resource: an unknown path, or no plant with this id.", NO_SUCH_PLANT)
+CONFLICT = (
+    409,
+    "A different plant with this id already exists.",
+    "A different plant with id 1 already exists.",
 )
 
 NEXT_PAGE = {
@@ -24,9 +33,9 @@ NEXT_PAGE = {
 
 
 @bp.post("")
-@auth.login_required(role=READ_WRITE)
+@auth.required(auth.READ_WRITE)
 @apidoc.response(200, "The plant, without its id", PlantSchema)
-@apidoc.errors(403, 409)
+@apidoc.error(*CONFLICT)
 @apidoc.body(NewPlantSchema)
 def create_plant(plant):
     """Create a plant; a retry with the same content is answered the same.
@@ -36,16 +45,16 @@ def create_plant(plant):
     client may retry safely; with another name or tag it is a 409 and nothing changes.
     Unknown keys in the body are ignored.
     """
-    outcome, stored = store.create(get_db(), plant, webhooks.outbox_rows(plant))
+    outcome, stored = store.create(get_db(), plant, events.outbox())
     if outcome is store.Outcome.CREATED:
-        metrics.plant_created()
+        current_app.extensions[CREATED_COUNTER].inc()
     if outcome is store.Outcome.CONFLICT:
         raise Conflict(f"A different plant with id {stored['id']} already exists.")
     return stored
 
 
 @bp.get("")
-@auth.login_required
+@auth.required()
 @apidoc.response(200, "A page of plants", StoredPlantSchema(many=True), {"Link": NEXT_PAGE})
 @apidoc.arguments(ListQuerySchema, "query")
 def list_plants(query):
@@ -66,8 +75,9 @@ def list_plants(query):
 
 
 @bp.get("/<plant_id>")
-@auth.login_required
+@auth.required()
 @apidoc.response(200, "The plant", StoredPlantSchema)
+@apidoc.error(*NOT_FOUND)
 @apidoc.arguments(PlantIdSchema, "path")
 def get_plant(plant_id):
     """Read one plant.
@@ -76,14 +86,14 @@ def get_plant(plant_id):
     """
     plant = store.get(get_db(), plant_id)
     if plant is None:
-        raise NotFound("There is no plant with this id.")
+        raise NotFound(NO_SUCH_PLANT)
     return plant
 
 
 @bp.delete("/<plant_id>")
-@auth.login_required(role=READ_WRITE)
+@auth.required(auth.READ_WRITE)
 @apidoc.response(204, "Deleted; there is no body")
-@apidoc.errors(403)
+@apidoc.error(*NOT_FOUND)
 @apidoc.arguments(PlantIdSchema, "path")
 def delete_plant(plant_id):
     """Delete one plant.
@@ -92,7 +102,7 @@ def delete_plant(plant_id):
     404 when there is no plant with this id.
     """
     if not store.delete(get_db(), plant_id):
-        raise NotFound("There is no plant with this id.")
+        raise NotFound(NO_SUCH_PLANT)
     response = Response(status=204)
     del response.headers["Content-Type"]  # there is no body to describe
     return response

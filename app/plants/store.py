@@ -6,7 +6,7 @@ from sqlalchemy import BigInteger, Column, String, Table, func
 
 from ..database import driver_sql, metadata
 from ..database.sql import UTCDateTime
-from ..webhooks import store as deliveries
+from .events import CREATED
 
 plants = Table(
     "plants",
@@ -39,19 +39,19 @@ SELECT_PAGE_AFTER = driver_sql(
 DELETE = driver_sql("DELETE FROM plants WHERE id = :id")
 
 
-def create(db, plant, outbox=()):
+def create(db, plant, outbox=None):
     """Store plant unless its id exists; compare with the stored one if it does.
 
-    The outbox rows (webhook deliveries) are written in the same transaction, and only when the
-    plant is new: both are kept, or neither.
+    A new plant is announced to the outbox (plant.created, with plant as its body) in the same
+    transaction: both are kept, or neither.
     """
     values = {"id": plant["id"], "name": plant["name"], "tag": plant.get("tag")}
     while True:
         with db.transaction() as cursor:
             cursor.execute(INSERT[db.dialect], values)
             if cursor.fetchall():
-                if outbox:
-                    deliveries.enqueue(db, cursor, outbox)
+                if outbox is not None:
+                    outbox.publish(cursor, CREATED, plant)
                 return Outcome.CREATED, values
             # The conflicting row is committed: PostgreSQL waited for it, SQLite holds the lock.
             cursor.execute(SELECT_ONE[db.dialect], values)

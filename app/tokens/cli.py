@@ -6,17 +6,18 @@ import secrets
 
 import click
 
-from .. import cli
+from ..auth import READ_ONLY, READ_WRITE
 from ..database import get_db, utcnow
+from ..database.command import Group
 from . import store as token_store
-from .auth import READ_ONLY, READ_WRITE, token_hash
+from .lookup import token_hash
 
 # A fixed prefix makes a leaked token easy to find with grep or a secret scanner.
 TOKEN_PREFIX = "pst_"
 # A day short of datetime.max, so a PostgreSQL session in any time zone can still read it back.
 LATEST_EXPIRY = datetime.datetime(9999, 12, 30, tzinfo=datetime.UTC)
 
-tokens_cli = cli.Group("tokens", help="Issue, list and revoke API tokens.")
+tokens_cli = Group("tokens", help="Issue, list and revoke API tokens.")
 
 
 def _expiry(_ctx, _param, days):

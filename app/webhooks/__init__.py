@@ -1,17 +1,18 @@
-"""Webhooks: the outbox rows a create writes, the worker that delivers them, its SQL, its
-commands, its metrics and its part of the OpenAPI document."""
+"""Webhooks: the outbox that events are published to, the worker that delivers them, its SQL,
+its commands, its metrics and its part of the OpenAPI document. It knows events by their type
+and body alone: which events exist is their features' to say."""
 
+from .. import database, events, metrics
 from .cli import webhooks_cli
 from .collector import DeliveryCollector
-from .outbox import outbox_rows
-
-__all__ = ["init_app", "outbox_rows"]
+from .outbox import Outbox
 
 
 def init_app(app):
-    """Register the webhooks command group and the per-receiver gauges of /metrics."""
+    """Take published events when receivers are configured; register the webhooks command
+    group and the per-receiver gauges of /metrics."""
+    db, urls = database.of(app), app.config["WEBHOOK_URLS"]
+    if urls:
+        events.set_outbox(app, Outbox(db, urls))
     app.cli.add_command(webhooks_cli)
-    registry = app.extensions["plantstore.metrics"].registry
-    registry.register(
-        DeliveryCollector(app.extensions["plantstore.db"], app.config["WEBHOOK_URLS"], app.logger)
-    )
+    metrics.of(app).registry.register(DeliveryCollector(db, urls, app.logger))

@@ -6,14 +6,14 @@ import threading
 import click
 from flask import current_app
 
-from .. import cli
 from ..database import get_db
+from ..database.command import Group
 from . import store
 from .outbox import receiver_name
 from .signatures import standard_secret
 from .summary import per_receiver
 
-webhooks_cli = cli.Group("webhooks", help="Deliver webhook events and inspect deliveries.")
+webhooks_cli = Group("webhooks", help="Deliver webhook events and inspect deliveries.")
 
 
 @webhooks_cli.command("run")

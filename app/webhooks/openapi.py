@@ -1,14 +1,9 @@
-"""The ``webhooks`` section of the OpenAPI document: what a receiver of plant.created gets."""
+"""The ``webhooks`` section of the OpenAPI document: what a receiver of each event gets."""
 
-from ..openapi.apidoc import example
-from ..plants.schemas import NewPlantSchema
-from .outbox import EVENT
+from ..apidoc import example
 
+EVENT_HEADER = {"description": "The kind of event."}
 HEADERS = {
-    "X-Plantstore-Event": {
-        "description": "The kind of event.",
-        "schema": {"type": "string", "enum": [EVENT]},
-    },
     "X-Plantstore-Delivery": {
         "description": "The id of this delivery, the same on every retry of it: a receiver "
         "that has seen it already can ignore the repeat.",
@@ -40,38 +35,46 @@ HEADERS = {
 }
 
 
-def webhooks():
-    """The webhooks section: one POST of a NewPlant per plant created."""
+# How every event is delivered, whatever it announces.
+DELIVERY = (
+    "Delivery is at least once: any answer but a 2xx, a refused connection or a timeout is "
+    "retried with exponential backoff and jitter, up to the configured number of attempts."
+)
+RESPONSES = {
+    "2XX": {"description": "Any 2xx answer ends the delivery; its body is ignored."},
+    "4XX": {"description": "Not taken: the delivery is retried later."},
+    "5XX": {"description": "Not taken: the delivery is retried later."},
+}
+
+
+def webhooks(event_types):
+    """The webhooks section: one POST per event, for each EventType, with its body's schema
+    referred to by name (the document declares it)."""
+    names = [event.name for event in event_types]
+    return {event.name: {"post": _operation(event, names)} for event in event_types}
+
+
+def _operation(event, names):
+    kind = {**EVENT_HEADER, "schema": {"type": "string", "enum": names}}
+    headers = {"X-Plantstore-Event": kind, **HEADERS}
+    schema = event.body.__name__.removesuffix("Schema")
     return {
-        EVENT: {
-            "post": {
-                "summary": "A plant was created.",
-                "description": "Sent once a new plant is stored (never for a replayed create), "
-                "to every receiver, with the NewPlant as its JSON body. Delivery is at least "
-                "once: any answer but a 2xx, a refused connection or a timeout is retried with "
-                "exponential backoff and jitter, up to the configured number of attempts.",
-                "operationId": "plantCreated",
-                "parameters": [
-                    {"in": "header", "name": name, "required": True, **header}
-                    for name, header in HEADERS.items()
-                ],
-                "requestBody": {
-                    "required": True,
-                    "content": {
-                        "application/json": {
-                            "schema": {"$ref": "#/components/schemas/NewPlant"},
-                            "example": example(NewPlantSchema),
-                        }
-                    },
-                },
-                "responses": {
-                    "2XX": {
-                        "description": "Any 2xx answer ends the delivery; its body is ignored."
-                    },
-                    "4XX": {"description": "Not taken: the delivery is retried later."},
-                    "5XX": {"description": "Not taken: the delivery is retried later."},
-                },
-                "security": [],
-            }
-        }
+        "summary": event.summary,
+        "description": f"{event.description} {DELIVERY}",
+        "operationId": event.operation_id,
+        "parameters": [
+            {"in": "header", "name": name, "required": True, **header}
+            for name, header in headers.items()
+        ],
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {
+                    "schema": {"$ref": f"#/components/schemas/{schema}"},
+                    "example": example(event.body),
+                }
+            },
+        },
+        "responses": RESPONSES,
+        "security": [],
     }

@@ -1,38 +1,42 @@
-"""The outbox rows a create writes: one pending delivery per receiver, in the plant's
-transaction."""
+"""The outbox: a published event becomes one pending delivery per receiver, written in the
+transaction of the change it announces."""
 
 import json
 import uuid
 from urllib.parse import urlsplit, urlunsplit
 
-from flask import current_app
-
 from ..database import utcnow
 from . import store
 
-EVENT = "plant.created"
 
+class Outbox:
+    """Writes an event's deliveries to the configured receivers (PLANTSTORE_WEBHOOK_URLS)."""
 
-def outbox_rows(plant):
-    """One pending delivery per configured receiver, announcing plant (a loaded NewPlant)."""
-    urls = current_app.config["WEBHOOK_URLS"]
-    if not urls:
-        return []
-    body = json.dumps(plant, separators=(",", ":"), ensure_ascii=False)
-    now = utcnow()
-    return [
-        {
-            "id": uuid.uuid4().hex,
-            "url": url,
-            "event": EVENT,
-            "body": body,
-            "status": store.PENDING,
-            "attempts": 0,
-            "created_at": now,
-            "next_attempt_at": now,
-        }
-        for url in urls
-    ]
+    def __init__(self, db, urls):
+        self.db = db
+        self.urls = urls
+
+    def publish(self, cursor, event_type, body):
+        """One pending delivery of body (a dict) per receiver, in the cursor's transaction."""
+        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+        now = utcnow()
+        store.enqueue(
+            self.db,
+            cursor,
+            [
+                {
+                    "id": uuid.uuid4().hex,
+                    "url": url,
+                    "event": event_type.name,
+                    "body": text,
+                    "status": store.PENDING,
+                    "attempts": 0,
+                    "created_at": now,
+                    "next_attempt_at": now,
+                }
+                for url in self.urls
+            ],
+        )
 
 
 def receiver_name(url):

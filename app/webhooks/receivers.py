@@ -56,10 +56,10 @@ class Receivers:
         return wants
 
     def hold(self, claimed, send_by):
-        """Queue claimed deliveries (id, url, event, body, attempts) to be sent by send_by
-        (time.monotonic()): after that, their lease could end before their attempt does."""
+        """Queue claimed Deliveries to be sent by send_by (time.monotonic()): after that, their
+        lease could end before their attempt does."""
         for delivery in claimed:
-            self.by_url[delivery[1]].queue.append((send_by, delivery))
+            self.by_url[delivery.url].queue.append((send_by, delivery))
 
     def ready(self, expired):
         """Take every queued delivery that a free slot can send now, as (receiver, delivery);
@@ -72,7 +72,7 @@ class Receivers:
                     break
                 send_by, delivery = queue.popleft()
                 if now > send_by:
-                    expired.append(delivery[0])
+                    expired.append(delivery.id)
                     continue
                 receiver.in_flight += 1
                 self.in_flight += 1
@@ -86,7 +86,7 @@ class Receivers:
 
     def drain(self):
         """Empty every queue; the ids of the deliveries that were in them."""
-        ids = [delivery[0] for r in self.by_url.values() for _, delivery in r.queue]
+        ids = [delivery.id for r in self.by_url.values() for _, delivery in r.queue]
         for receiver in self.by_url.values():
             receiver.queue.clear()
         return ids

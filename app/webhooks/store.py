@@ -4,6 +4,7 @@ from sqlalchemy import Column, Index, Integer, String, Table, Text, insert
 
 from ..database import driver_sql, metadata, utcnow
 from ..database.sql import UTCDateTime
+from .retries import Delivery
 
 PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
 LOST = "worker lost during the last attempt"
@@ -105,12 +106,12 @@ def enqueue(db, cursor, rows):
     )
 
 
-def claim(db, cursor, wants, lease, max_attempts):
+def claim(db, cursor, wants, lease, retries):
     """Claim, in the cursor's transaction, up to wants[url] due deliveries of each receiver.
 
     Each claimed delivery is leased until now + lease and counts one more attempt; it is
-    returned as (id, url, event, body, attempts). A delivery whose last attempt outlived its
-    lease (its worker died) is failed instead, never tried beyond max_attempts.
+    returned as a Delivery. A delivery whose last attempt outlived its lease (its worker died)
+    is failed instead when retries allow it no other attempt.
     """
     now = utcnow()
     bound = {"now": db.bind_time(now), "until": db.bind_time(now + lease)}
@@ -118,13 +119,13 @@ def claim(db, cursor, wants, lease, max_attempts):
     for url, limit in wants.items():
         cursor.execute(DUE[db.dialect], {**bound, "url": url, "limit": limit})
         for delivery_id, event, body, attempts in cursor.fetchall():
-            if attempts >= max_attempts:
-                lost.append({"id": delivery_id})
+            if retries.another_allowed(attempts):
+                claimed.append(Delivery(delivery_id, url, event, body, attempts + 1))
             else:
-                claimed.append((delivery_id, url, event, body, attempts + 1))
+                lost.append({"id": delivery_id})
     if claimed:
         cursor.executemany(
-            CLAIM[db.dialect], [{"until": bound["until"], "id": row[0]} for row in claimed]
+            CLAIM[db.dialect], [{"until": bound["until"], "id": each.id} for each in claimed]
         )
     if lost:
         cursor.executemany(GIVE_UP[db.dialect], lost)
@@ -132,8 +133,8 @@ def claim(db, cursor, wants, lease, max_attempts):
 
 
 def record(db, cursor, outcomes):
-    """Record attempts, each (id, error, retry_at): delivered without an error, else retried
-    at retry_at, or failed when that is None."""
+    """Record attempts, each an Outcome: delivered without an error, else retried at retry_at,
+    or failed when that is None."""
     if not outcomes:
         return
     now = db.bind_time(utcnow())

@@ -7,13 +7,14 @@ import contextlib
 import datetime
 import logging
 import math
-import random
 import signal
 import time
 
-from ..database import Unavailable, utcnow
+from .. import database
+from ..database import Unavailable
 from . import store
 from .receivers import Receivers
+from .retries import Retries
 from .sender import Sender
 
 # Seconds a lease allows beyond the attempt and its recording, for clocks of hosts that differ.
@@ -36,10 +37,10 @@ class Worker:
 
     def __init__(self, app):
         config = app.config
-        self.db = app.extensions["plantstore.db"]
+        self.db = database.of(app)
         self.logger = app.logger
         self.config = config
-        self.max_attempts = config["WEBHOOK_MAX_ATTEMPTS"]
+        self.retries = Retries(config)
         self.poll_interval = config["WEBHOOK_POLL_INTERVAL"]
         self.timeout = config["WEBHOOK_TIMEOUT"]
         self.retention = datetime.timedelta(seconds=config["WEBHOOK_RETENTION"])
@@ -140,7 +141,7 @@ class Worker:
         with self.db.transaction() as cursor:
             store.record(self.db, cursor, outcomes)
             store.release(self.db, cursor, unsent)
-            return store.claim(self.db, cursor, wants, self.lease, self.max_attempts)
+            return store.claim(self.db, cursor, wants, self.lease, self.retries)
 
     async def _find_other_receivers(self):
         # Deliveries to a receiver no longer configured are still sent, and deleted in time.
@@ -151,42 +152,39 @@ class Worker:
     def _start_ready(self):
         """Start an attempt for every queued delivery that has a free slot."""
         for receiver, delivery in self.receivers.ready(self.unsent):
-            task = self.loop.create_task(self._attempt(receiver, *delivery))
+            task = self.loop.create_task(self._attempt(receiver, delivery))
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
 
-    async def _attempt(self, receiver, delivery_id, url, event, body, attempts):
+    async def _attempt(self, receiver, delivery):
         answered = False
         try:
-            error = await self.sender.send(url, delivery_id, event, body.encode())
+            error = await self.sender.send(
+                delivery.url, delivery.id, delivery.event, delivery.body.encode()
+            )
             answered = error is None
         finally:
             self.receivers.done(receiver, answered)
             if not self.stopping:
                 self._start_ready()
-        retry_at = None
-        if error is not None and attempts < self.max_attempts:
-            retry_at = utcnow() + datetime.timedelta(seconds=self._backoff(attempts))
-        self.outcomes.append((delivery_id, error, retry_at))
+        outcome = self.retries.outcome(delivery, error)
+        self.outcomes.append(outcome)
         self._wake.set()
         if error is None:
             # DEBUG: at the API's pace, a line per delivery would cost a third of the worker's CPU.
-            level, outcome = logging.DEBUG, "delivered"
-        elif retry_at is None:
-            level, outcome = logging.WARNING, f"{error}; no attempts left, kept as failed"
+            level, said = logging.DEBUG, "delivered"
+        elif outcome.retry_at is None:
+            level, said = logging.WARNING, f"{error}; no attempts left, kept as failed"
         else:
-            level, outcome = logging.INFO, error
+            level, said = logging.INFO, error
         self.logger.log(
-            level, "delivery %s to %s attempt %d: %s", delivery_id, receiver.name, attempts, outcome
+            level,
+            "delivery %s to %s attempt %d: %s",
+            delivery.id,
+            receiver.name,
+            delivery.attempts,
+            said,
         )
-
-    def _backoff(self, attempts):
-        """Exponential delay with jitter, so failing receivers are not hit in lockstep."""
-        config = self.config
-        delay = min(
-            config["WEBHOOK_RETRY_MAX_DELAY"], config["WEBHOOK_RETRY_DELAY"] * 2 ** (attempts - 1)
-        )
-        return random.uniform(delay / 2, delay)
 
     async def _keep_retention(self):
         """Delete a batch of delivered rows past the retention, once a second, or at once

@@ -6,7 +6,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
 from app.database import metadata, migrate
-from app.tokens.auth import token_hash
+from app.tokens.lookup import token_hash
 
 HEAD = migrate.script_directory().get_current_head()
 ISSUED_TOKEN = "pst_issued-before-the-migrations-existed-000000"

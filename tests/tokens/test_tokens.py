@@ -10,10 +10,11 @@ import time
 import pytest
 from sqlalchemy import select
 
+from app.auth import READ_WRITE
 from app.database import metadata, utcnow
 from app.tokens import store as token_store
-from app.tokens.auth import READ_WRITE, token_hash
 from app.tokens.cli import LATEST_EXPIRY
+from app.tokens.lookup import token_hash
 from liveserver import ROOT
 
 PLANT = {"id": 1, "name": "Fern"}

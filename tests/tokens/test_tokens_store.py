@@ -4,9 +4,9 @@ import datetime
 
 import pytest
 
+from app.auth import READ_ONLY, READ_WRITE
 from app.database import utcnow
 from app.tokens import store
-from app.tokens.auth import READ_ONLY, READ_WRITE
 
 
 @pytest.fixture

@@ -10,8 +10,10 @@ import time
 
 import pytest
 
+from app import database
 from app.config import ConfigError
 from app.webhooks import store as delivery_store
+from app.webhooks.retries import Retries
 from liveserver import wait_for
 from receiver import Receiver
 from webhook_helpers import SECRET, create, running, settled, status_of
@@ -136,12 +138,12 @@ def test_delivery_fails_after_the_last_attempt_then_retry_failed(
 def test_a_delivery_whose_worker_was_lost_on_its_last_attempt_fails(hooked, receiver):
     app, client, cli = hooked
     create(client, 1)
-    db = app.extensions["plantstore.db"]
+    db, retries = database.of(app), Retries(app.config)
     # Leases that have run out already: three workers that died mid-attempt.
-    for _ in range(3):
+    for _ in range(retries.max_attempts):
         with db.transaction() as cursor:
             wants = {receiver.url: 1}
-            assert delivery_store.claim(db, cursor, wants, datetime.timedelta(seconds=-1), 3)
+            assert delivery_store.claim(db, cursor, wants, datetime.timedelta(seconds=-1), retries)
     with running(app):
         wait_for(lambda: settled(cli, delivered=0, failed=1), 10, "the delivery to fail")
     status = status_of(cli)

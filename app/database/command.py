@@ -1,4 +1,4 @@
-"""Commands that end with one line on standard error when the database is not usable."""
+"""The base of every command: a database that cannot be used ends it in one line."""
 
 import contextlib
 
@@ -8,7 +8,7 @@ from flask.cli import AppGroup
 from sqlalchemy import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
-from .database.failures import DatabaseFailure, SchemaBehind, SchemaMissing, classify
+from .failures import DatabaseFailure, SchemaBehind, SchemaMissing, classify
 
 
 @contextlib.contextmanager

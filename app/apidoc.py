@@ -2,8 +2,9 @@
 
 ``body`` and ``arguments`` load the request's body, query or path with their schema and hand the
 loaded values to the view; ``response`` dumps what the view returns with its schema. Each also
-annotates the view, and ``openapi`` reads the annotations while walking ``app.url_map``. A route
-with no annotation is still documented, from its docstring; ``hidden`` leaves one out.
+annotates the view, and app/openapi/ reads the annotations while walking ``app.url_map``. A route
+with no annotation is still documented, from its docstring, as public; ``hidden`` leaves one
+out.
 
 Put the authentication decorator above ``body``: a request is authenticated before its body is
 read.
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from flask import request
 from marshmallow import Schema, ValidationError
 
-from .. import body as request_body
+from . import body as request_body
 
 # Blueprint name -> tag description, filled by tag() as each blueprint module is imported.
 _TAGS = {}
@@ -26,11 +27,17 @@ class Operation:
     """What the decorators said about one view."""
 
     hidden: bool = False
-    public: bool = False
+    # Needs a token; every other operation is public.
+    secured: bool = False
     body: type | None = None
     arguments: dict = field(default_factory=dict)
     responses: dict = field(default_factory=dict)
+    # Error statuses the document describes in its own words, and those described here:
+    # status -> (description, an example message).
     errors: set = field(default_factory=set)
+    error_texts: dict = field(default_factory=dict)
+    # Counted by the rate limits: every answer may carry their headers.
+    limited: bool = False
 
 
 def example(schema):
@@ -71,9 +78,9 @@ def hidden(view):
     return _annotate(view, lambda op: setattr(op, "hidden", True))
 
 
-def public(view):
-    """Document this operation as needing no token."""
-    return _annotate(view, lambda op: setattr(op, "public", True))
+def secured(view):
+    """Document this operation as needing a bearer token."""
+    return _annotate(view, lambda op: setattr(op, "secured", True))
 
 
 def body(schema):
@@ -162,3 +169,18 @@ def _dumping(view, dumper):
 def errors(*statuses):
     """Error statuses of this operation beyond those the other annotations imply."""
     return lambda view: _annotate(view, lambda op: op.errors.update(statuses))
+
+
+def error(status, description, example=None):
+    """An error status of this operation, described in its feature's words.
+
+    example is a message the service really gives with it (the document's own by default).
+    """
+    return lambda view: _annotate(
+        view, lambda op: op.error_texts.__setitem__(status, (description, example))
+    )
+
+
+def limited(view):
+    """Document this operation as counted by the rate limits."""
+    return _annotate(view, lambda op: setattr(op, "limited", True))

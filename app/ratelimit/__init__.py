@@ -1,27 +1,27 @@
 """Rate limits: one bucket per token, one per address for refused requests (``limits``).
 
 Nothing here is attached unless PLANTSTORE_RATE_LIMIT or PLANTSTORE_RATE_LIMIT_UNAUTHENTICATED
-is set. app/tokens/auth.py calls the checks once the token is looked up and before the view
-runs, so a refused request has no effect. flask-limiter's request path is not used: its hooks
+is set. app/auth.py calls the checks once the token is looked up and before the view runs, so a
+refused request has no effect. flask-limiter's request path is not used: its hooks
 run on every request, exempt paths included, and cost more than the whole budget of a limit
 (README, "Rate limits").
 """
 
 import math
 import time
-from urllib.parse import urlsplit
 
 from flask import request
 from limits import parse_many
 from limits.storage import storage_from_string
-from redis.backoff import NoBackoff
-from redis.retry import Retry
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
-from .config_errors import invalid
+from .. import apidoc, metrics
+from .settings import per_worker_note, storage_options
 
 # Where the app keeps its RateLimits, when a limit is configured.
 EXTENSION = "plantstore.ratelimit"
+
+__all__ = ["EXTENSION", "documented", "init_app", "middleware", "per_worker_note"]
 # The first part of every bucket's key; the kind and the token's identity or the address
 # follow. Never a token.
 KEY_PREFIX = "plantstore"
@@ -80,7 +80,7 @@ class RateLimits:
         self.address_limits = _limits(config["RATE_LIMIT_UNAUTHENTICATED"])
         # (kind, token identity or address) -> its buckets, one per limit.
         self.buckets = {}
-        app_metrics = app.extensions["plantstore.metrics"]
+        app_metrics = metrics.of(app)
         self.refused = app_metrics.counter(
             "plantstore_rate_limited", "Requests refused with 429 by a rate limit."
         )
@@ -89,7 +89,6 @@ class RateLimits:
             "Requests whose rate limit counter store failed or did not answer in time.",
         )
         self.warned_at = -math.inf
-        app.wsgi_app = RateLimitHeaders(app.wsgi_app)
 
     def check_token(self, identity):
         """Count a request of the token known as identity; 429 past its limit."""
@@ -181,64 +180,37 @@ class RateLimitHeaders:
         return self.app(environ, start_with_headers)
 
 
-def limit_setting(variable, value):
-    """A limit setting, checked with the parser of the limits library; empty is no limit."""
-    try:
-        if isinstance(value, str) and (not value.strip() or parse_many(value)):
-            return value.strip()
-    except ValueError:
-        pass
-    expected = "a rate limit such as '100/second' or '5000 per hour; 100 per second'"
-    raise invalid(variable, expected, value)
-
-
-def storage_url_setting(value):
-    """PLANTSTORE_RATE_LIMIT_STORAGE_URL, checked: memory:// or redis://host:port/db."""
-    if value == "memory://":
-        return value
-    parts = urlsplit(value) if isinstance(value, str) else None
-    try:
-        valid = (
-            parts is not None
-            and parts.scheme == "redis"
-            and bool(parts.hostname)
-            and (parts.port or 0) >= 0  # reading the port checks that it is a number
-            and (parts.path.strip("/") or "0").isdigit()
-        )
-    except ValueError:
-        valid = False
-    if not valid:
-        expected = "memory:// or redis://host:port/db"
-        raise invalid("PLANTSTORE_RATE_LIMIT_STORAGE_URL", expected, value)
-    return value
-
-
-def storage_options(config):
-    """redis-py options: no wait for the store longer than the timeout, and no retry."""
-    if config["RATE_LIMIT_STORAGE_URL"] == "memory://":
-        return {}
-    timeout = config["RATE_LIMIT_STORAGE_TIMEOUT"]
-    return {
-        "socket_timeout": timeout,
-        "socket_connect_timeout": timeout,
-        # A retry would double the wait; the next request connects again anyway.
-        "retry": Retry(NoBackoff(), 0),
-    }
-
-
-def per_worker_note(config, workers):
-    """The start-up line saying that memory storage counts per worker, or None."""
-    limited = config["RATE_LIMIT"] or config["RATE_LIMIT_UNAUTHENTICATED"]
-    if not limited or workers < 2 or config["RATE_LIMIT_STORAGE_URL"] != "memory://":
-        return None
-    return (
-        f"rate limits count in memory: each of the {workers} workers counts alone, so a client "
-        f"may get up to {workers} times the limit; set PLANTSTORE_RATE_LIMIT_STORAGE_URL to a "
-        "redis:// URL for one count across workers and hosts"
-    )
-
-
 def init_app(app):
     """Attach the limits only when one is configured: otherwise nothing runs."""
     if app.config["RATE_LIMIT"] or app.config["RATE_LIMIT_UNAUTHENTICATED"]:
         app.extensions[EXTENSION] = RateLimits(app)
+
+
+def middleware(app, wsgi_app):
+    """wsgi_app, adding the X-RateLimit-* headers when a limit is configured."""
+    return RateLimitHeaders(wsgi_app) if EXTENSION in app.extensions else wsgi_app
+
+
+# What the document says of a rate-limited operation: its 429, and the headers of its answers.
+REFUSED = (
+    429,
+    "Past the rate limit of the token, or, for a request that fails authentication, of its "
+    "address; the request had no effect. Retry-After says when to try again.",
+    "Too many requests: the limit is 100 per 1 second.",
+)
+STORE_UNAVAILABLE = " Or the rate limit store does not, with PLANTSTORE_RATE_LIMIT_FAIL=closed."
+HEADER_DESCRIPTIONS = {
+    "Retry-After": "Whole seconds to wait before trying again, at least 1: on a 429, and on a "
+    "503 from the rate limit store.",
+    "X-RateLimit-Limit": "While a rate limit applies: the requests it allows in its window "
+    "(of the limit closest to refusing).",
+    "X-RateLimit-Remaining": "While a rate limit applies: the requests it still allows now.",
+    "X-RateLimit-Reset": "While a rate limit applies: when a request is allowed again, in Unix "
+    "time (seconds).",
+}
+ANSWER_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+
+
+def documented(view):
+    """Document view as counted by the rate limits: its 429, and their headers."""
+    return apidoc.error(*REFUSED)(apidoc.limited(view))

@@ -1,0 +1,51 @@
+"""The shapes a delivery travels in, and the retry rule: how many attempts, and when the next."""
+
+import datetime
+import random
+from typing import NamedTuple
+
+from ..database import utcnow
+
+
+class Delivery(NamedTuple):
+    """A claimed delivery, to be attempted: attempts counts this attempt too."""
+
+    id: str
+    url: str
+    event: str
+    body: str
+    attempts: int
+
+
+class Outcome(NamedTuple):
+    """How an attempt ended: error is None when a 2xx answered; retry_at is when the next
+    attempt is due, None when there is none (delivered, or no attempts left)."""
+
+    id: str
+    error: str | None
+    retry_at: datetime.datetime | None
+
+
+class Retries:
+    """At most max_attempts attempts, the next after an exponential delay with jitter."""
+
+    def __init__(self, config):
+        self.max_attempts = config["WEBHOOK_MAX_ATTEMPTS"]
+        self.delay = config["WEBHOOK_RETRY_DELAY"]
+        self.max_delay = config["WEBHOOK_RETRY_MAX_DELAY"]
+
+    def another_allowed(self, attempts):
+        """Whether a delivery that had attempts attempts may have one more."""
+        return attempts < self.max_attempts
+
+    def outcome(self, delivery, error):
+        """The Outcome of an attempt of delivery that ended with error (None: delivered)."""
+        retry_at = None
+        if error is not None and self.another_allowed(delivery.attempts):
+            retry_at = utcnow() + datetime.timedelta(seconds=self._backoff(delivery.attempts))
+        return Outcome(delivery.id, error, retry_at)
+
+    def _backoff(self, attempts):
+        # Jitter, so that failing receivers are not hit in lockstep.
+        delay = min(self.max_delay, self.delay * 2 ** (attempts - 1))
+        return random.uniform(delay / 2, delay)
