@@ -72,5 +72,10 @@ bench-instructions: $(VENV)/.runtime
 	else echo "make bench-instructions needs valgrind: sudo apt-get install valgrind"; exit 1; fi
 	$(BIN)/python bench/instructions.py
 
+# Regenerates the typed client in clients/python from the service's document (docs/client.md).
+.PHONY: client
+client: $(VENV)/.test
+	$(BIN)/python -m clients.generate
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

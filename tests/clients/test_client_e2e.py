@@ -1,0 +1,131 @@
+"""The generated client (clients/python) against real gunicorn: every operation of the document,
+errors as its typed Error, and paging through the Link header."""
+
+import re
+from types import SimpleNamespace
+from urllib.parse import parse_qsl, urlsplit
+
+import httpx
+import pytest
+from plantstore_client import AuthenticatedClient, Client
+from plantstore_client.api.health import healthz, livez
+from plantstore_client.api.openapi import openapi_document
+from plantstore_client.api.plants import create_plant, delete_plant, get_plant, list_plants
+from plantstore_client.models import Error, NewPlant, Plant, StoredPlant
+
+from helpers import TOKEN
+
+pytestmark = pytest.mark.e2e
+
+# The keys of a path item that are operations (it may hold parameters and a summary too).
+METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
+# BASIL is stored before each error case; OTHER_BASIL, its id with another name, conflicts.
+BASIL = NewPlant(id=21, name="Basil")
+OTHER_BASIL = NewPlant(id=21, name="Sweet basil")
+
+
+@pytest.fixture(scope="module")
+def base_url(module_live_server, module_database_url):
+    """The URL of one gunicorn that every test of the module shares, on each backend."""
+    return f"http://127.0.0.1:{module_live_server(module_database_url).port}"
+
+
+@pytest.fixture
+def answered():
+    """(method, path, status) of every answer that the clients below received."""
+    return []
+
+
+@pytest.fixture
+def clients(base_url, answered):
+    """Clients of the server that record their answers: public (no token), read_write (the
+    read-write token) and wrong (a token the service does not know)."""
+
+    def record(response):
+        answered.append((response.request.method, response.request.url.path, response.status_code))
+
+    options = {"base_url": base_url, "timeout": httpx.Timeout(30)}
+    options["httpx_args"] = {"event_hooks": {"response": [record]}}
+    with (
+        Client(**options) as public,
+        AuthenticatedClient(token=TOKEN, **options) as read_write,
+        AuthenticatedClient(token="not-a-token-of-this-service", **options) as wrong,
+    ):
+        yield SimpleNamespace(public=public, read_write=read_write, wrong=wrong)
+
+
+def test_every_operation_of_the_document_succeeds_through_the_client(clients, answered, base_url):
+    public, client = clients.public, clients.read_write
+    document = openapi_document.sync(client=public).to_dict()
+    assert document["servers"] == [{"url": base_url}]
+    assert healthz.sync(client=public).status == "ok"
+    assert livez.sync(client=public).status == "ok"
+
+    plant = NewPlant(id=10, name="Monstera", tag="tropical")
+    assert create_plant.sync(client=client, body=plant) == Plant(name="Monstera", tag="tropical")
+    stored = StoredPlant(id=10, name="Monstera", tag="tropical")
+    assert get_plant.sync(10, client=client) == stored
+    assert stored in list_plants.sync(client=client, limit=1000)
+    assert delete_plant.sync_detailed(10, client=client).status_code == 204
+
+    missed = sorted(
+        f"{method.upper()} {path}"
+        for path, item in document["paths"].items()
+        for method in METHODS & set(item)
+        if not _succeeded(method, path, answered)
+    )
+    assert not missed, f"operations this test never drove through the client: {missed}"
+
+
+def _succeeded(method, template, answered):
+    # A path template's {variables} match any one segment.
+    pattern = "/".join(
+        "[^/]+" if part.startswith("{") else re.escape(part) for part in template.split("/")
+    )
+    return any(
+        answer_method == method.upper() and re.fullmatch(pattern, path) and 200 <= status < 300
+        for answer_method, path, status in answered
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "call"),
+    [
+        (404, lambda clients: get_plant.sync(20, client=clients.read_write)),
+        (404, lambda clients: delete_plant.sync(20, client=clients.read_write)),
+        (409, lambda clients: create_plant.sync(client=clients.read_write, body=OTHER_BASIL)),
+        (400, lambda clients: list_plants.sync(client=clients.read_write, limit=0)),
+        (401, lambda clients: list_plants.sync(client=clients.wrong)),
+    ],
+    ids=["get missing", "delete missing", "create conflicting", "list limit 0", "wrong token"],
+)
+def test_errors_arrive_as_the_typed_error(clients, status, call):
+    assert create_plant.sync(client=clients.read_write, body=BASIL) == Plant(name="Basil")
+    error = call(clients)
+    assert isinstance(error, Error)
+    assert error.error == status
+    assert error.message
+
+
+def test_pages_are_followed_through_the_link_header(clients, base_url):
+    client = clients.read_write
+    ids = list(range(101, 106))
+    for plant_id in ids:
+        create_plant.sync(client=client, body=NewPlant(id=plant_id, name=f"plant {plant_id}"))
+    pages, query = [], {"limit": 2, "after": 100}
+    while query is not None:
+        response = list_plants.sync_detailed(client=client, **query)
+        pages.append([plant.id for plant in response.parsed])
+        query = _next_page(response, base_url)
+    assert pages == [ids[0:2], ids[2:4], ids[4:5]]
+
+
+def _next_page(response, base_url):
+    """The query of the page that the Link header names next; None on the last page."""
+    found = NEXT.search(response.headers.get("Link", ""))
+    if found is None:
+        return None
+    url = urlsplit(found[1])
+    assert f"{url.scheme}://{url.netloc}{url.path}" == f"{base_url}/plants"
+    return {name: int(value) for name, value in parse_qsl(url.query)}
