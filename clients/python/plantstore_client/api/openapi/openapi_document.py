@@ -67,7 +67,7 @@ def sync_detailed(
     """This OpenAPI document.
 
      The interface of the service: every operation with every status it can answer, the
-    schemas of the bodies with the limits the service enforces, and the webhook.
+    schemas of the bodies with the limits the service enforces, and the webhooks.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -93,7 +93,7 @@ def sync(
     """This OpenAPI document.
 
      The interface of the service: every operation with every status it can answer, the
-    schemas of the bodies with the limits the service enforces, and the webhook.
+    schemas of the bodies with the limits the service enforces, and the webhooks.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -115,7 +115,7 @@ async def asyncio_detailed(
     """This OpenAPI document.
 
      The interface of the service: every operation with every status it can answer, the
-    schemas of the bodies with the limits the service enforces, and the webhook.
+    schemas of the bodies with the limits the service enforces, and the webhooks.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -139,7 +139,7 @@ async def asyncio(
     """This OpenAPI document.
 
      The interface of the service: every operation with every status it can answer, the
-    schemas of the bodies with the limits the service enforces, and the webhook.
+    schemas of the bodies with the limits the service enforces, and the webhooks.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
