@@ -29,7 +29,7 @@ forwarded_allow_ips = ""
 # Instances sharing a host would fight over gunicorn's one default control socket path.
 control_socket_disable = True
 
-# Limits for direct exposure; slow clients are a front's to absorb (README, "Deploying").
+# Limits for direct exposure; slow clients are a front's to absorb (docs/deploying.md).
 # Longer than a request may wait for the database (PLANTSTORE_DATABASE_TIMEOUT, 10 s by default).
 timeout = 30
 # Shorter than the 30 s a PaaS waits between SIGTERM and SIGKILL.

@@ -4,7 +4,7 @@ Nothing here is attached unless PLANTSTORE_RATE_LIMIT or PLANTSTORE_RATE_LIMIT_U
 is set. app/auth.py calls the checks once the token is looked up and before the view runs, so a
 refused request has no effect. flask-limiter's request path is not used: its hooks
 run on every request, exempt paths included, and cost more than the whole budget of a limit
-(README, "Rate limits").
+(docs/rate-limits.md).
 """
 
 import math
