@@ -37,9 +37,10 @@ DEFAULTS = {
     "WEBHOOK_RETRY_MAX_DELAY": 3600,
     "WEBHOOK_TIMEOUT": 5,
     "WEBHOOK_POLL_INTERVAL": 1,
-    # Attempts in flight: in all, and to one receiver.
-    "WEBHOOK_CONCURRENCY": 32,
+    # Attempts in flight: in all; to a receiver that fails; to one that answers, at most.
+    "WEBHOOK_CONCURRENCY": 256,
     "WEBHOOK_RECEIVER_CONCURRENCY": 4,
+    "WEBHOOK_RECEIVER_CONCURRENCY_MAX": 128,
     # Deliveries one claim may take for a receiver that answers, queued for its slots.
     "WEBHOOK_CLAIM_BATCH": 256,
     # Seconds a delivered delivery is kept, and how many old ones one transaction deletes.
@@ -162,6 +163,9 @@ def _check_webhooks(config):
         "WEBHOOK_RETENTION_BATCH",
     ):
         require_int(config, key, minimum=1)
+    require_int(
+        config, "WEBHOOK_RECEIVER_CONCURRENCY_MAX", minimum=config["WEBHOOK_RECEIVER_CONCURRENCY"]
+    )
     for key in (
         "WEBHOOK_RETRY_DELAY",
         "WEBHOOK_RETRY_MAX_DELAY",

@@ -34,6 +34,8 @@ BAD_SETTINGS = [
     ("PLANTSTORE_WEBHOOK_POLL_INTERVAL", "true", "'true'"),
     ("PLANTSTORE_WEBHOOK_CONCURRENCY", "0", "'0'"),
     ("PLANTSTORE_WEBHOOK_RECEIVER_CONCURRENCY", "x", "'x'"),
+    # Below the floor a failing receiver is held to (4 by default).
+    ("PLANTSTORE_WEBHOOK_RECEIVER_CONCURRENCY_MAX", "3", "'3'"),
     ("PLANTSTORE_WEBHOOK_CLAIM_BATCH", "-1", "'-1'"),
     ("PLANTSTORE_WEBHOOK_RETENTION", "a week", "'a week'"),
     ("PLANTSTORE_WEBHOOK_RETENTION_BATCH", "0", "'0'"),

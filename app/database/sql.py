@@ -47,3 +47,15 @@ def driver_sql(statement, **compile_options):
 def utcnow():
     """The current time, in UTC."""
     return datetime.datetime.now(datetime.UTC)
+
+
+def skip_locked(sql):
+    """A SELECT (SQL text) per driver, its rows locked FOR UPDATE SKIP LOCKED on PostgreSQL, so
+    that workers sharing the database each take other rows.
+
+    SQLite has no row locks: there the host's writer lock serialises whole transactions.
+    """
+    return {
+        "sqlite": driver_sql(sql)["sqlite"],
+        "postgresql": driver_sql(sql + " FOR UPDATE SKIP LOCKED")["postgresql"],
+    }

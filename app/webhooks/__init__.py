@@ -13,6 +13,6 @@ def init_app(app):
     group and the per-receiver gauges of /metrics."""
     db, urls = database.of(app), app.config["WEBHOOK_URLS"]
     if urls:
-        events.set_outbox(app, Outbox(db, urls))
+        events.set_outbox(app, Outbox(db))
     app.cli.add_command(webhooks_cli)
     metrics.of(app).registry.register(DeliveryCollector(db, urls, app.logger))

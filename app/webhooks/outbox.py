@@ -1,42 +1,23 @@
-"""The outbox: a published event becomes one pending delivery per receiver, written in the
-transaction of the change it announces."""
+"""The outbox: a published event is written in the transaction of the change it announces."""
 
 import json
-import uuid
 from urllib.parse import urlsplit, urlunsplit
 
 from ..database import utcnow
-from . import store
+from . import fanout
 
 
 class Outbox:
-    """Writes an event's deliveries to the configured receivers (PLANTSTORE_WEBHOOK_URLS)."""
+    """Writes each published event once, whatever the number of receivers: the worker fans it
+    out to them (fanout.py)."""
 
-    def __init__(self, db, urls):
+    def __init__(self, db):
         self.db = db
-        self.urls = urls
 
     def publish(self, cursor, event_type, body):
-        """One pending delivery of body (a dict) per receiver, in the cursor's transaction."""
+        """Write the event (an EventType, and body, a dict) in the cursor's transaction."""
         text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-        now = utcnow()
-        store.enqueue(
-            self.db,
-            cursor,
-            [
-                {
-                    "id": uuid.uuid4().hex,
-                    "url": url,
-                    "event": event_type.name,
-                    "body": text,
-                    "status": store.PENDING,
-                    "attempts": 0,
-                    "created_at": now,
-                    "next_attempt_at": now,
-                }
-                for url in self.urls
-            ],
-        )
+        fanout.publish(self.db, cursor, event_type.name, text, utcnow())
 
 
 def receiver_name(url):

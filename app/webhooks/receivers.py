@@ -1,4 +1,4 @@
-"""Which deliveries each receiver holds and may send now: its slots, its queue, its turn."""
+"""Which deliveries each receiver holds and may send now: its window, its queue, its turn."""
 
 import collections
 import itertools
@@ -8,13 +8,15 @@ from .outbox import receiver_name
 
 
 class Receiver:
-    """One receiver URL: its name for logs, its attempts in flight, its claimed deliveries
-    waiting for a slot, and whether its last attempt was answered with a 2xx."""
+    """One receiver URL: its name for logs, its attempts in flight and how many it may have
+    (its window), its claimed deliveries waiting for a slot, and whether its last attempt was
+    answered with a 2xx."""
 
-    def __init__(self, url):
+    def __init__(self, url, window):
         self.url = url
         self.name = receiver_name(url)
         self.in_flight = 0
+        self.window = window
         self.queue = collections.deque()
         self.answering = False
 
@@ -22,22 +24,27 @@ class Receiver:
 class Receivers:
     """Every receiver of the worker, with the worker's bound on attempts in flight.
 
-    A receiver that answers holds up to ``claim_batch`` claimed deliveries, so that one claim
-    feeds its slots for a while; any other holds no more than its slots, so that a receiver
-    that hangs or fails never sits on deliveries it cannot send.
+    A receiver's window follows it as TCP's congestion window does: each 2xx while it has a
+    backlog adds 1/window (one slot per window of answers, up to RECEIVER_CONCURRENCY_MAX), so a
+    receiver far away gets the attempts in flight its distance needs; a failure or a timeout
+    halves it, and never leaves it above RECEIVER_CONCURRENCY, so a receiver that hangs or
+    fails holds few slots. A receiver that answers holds up to ``claim_batch`` claimed
+    deliveries, so that one claim feeds its slots for a while; any other holds no more than its
+    window, so that it never sits on deliveries it cannot send.
     """
 
-    def __init__(self, urls, concurrency, receiver_concurrency, claim_batch):
-        self.concurrency = concurrency
-        self.receiver_concurrency = receiver_concurrency
-        self.claim_batch = max(claim_batch, receiver_concurrency)
-        self.by_url = {url: Receiver(url) for url in urls}
+    def __init__(self, config):
+        self.concurrency = config["WEBHOOK_CONCURRENCY"]
+        self.base = config["WEBHOOK_RECEIVER_CONCURRENCY"]
+        self.most = config["WEBHOOK_RECEIVER_CONCURRENCY_MAX"]
+        self.claim_batch = max(config["WEBHOOK_CLAIM_BATCH"], self.most)
+        self.by_url = {url: Receiver(url, self.base) for url in config["WEBHOOK_URLS"]}
         self.in_flight = 0
         self._turn = itertools.count()
 
     def add(self, url):
         """Deliver to url too (pending deliveries to a receiver no longer configured)."""
-        self.by_url.setdefault(url, Receiver(url))
+        self.by_url.setdefault(url, Receiver(url, self.base))
 
     def _in_turn(self):
         # The receiver served first turns round, so that none starves the others.
@@ -49,7 +56,7 @@ class Receivers:
         """{url: how many more deliveries that receiver may hold now}, leaving out zeros."""
         wants = {}
         for receiver in self._in_turn():
-            depth = self.claim_batch if receiver.answering else self.receiver_concurrency
+            depth = self.claim_batch if receiver.answering else int(receiver.window)
             count = depth - receiver.in_flight - len(receiver.queue)
             if count > 0:
                 wants[receiver.url] = count
@@ -68,7 +75,7 @@ class Receivers:
         for receiver in self._in_turn():
             queue = receiver.queue
             while queue and self.in_flight < self.concurrency:
-                if receiver.in_flight >= self.receiver_concurrency:
+                if receiver.in_flight >= int(receiver.window):
                     break
                 send_by, delivery = queue.popleft()
                 if now > send_by:
@@ -79,10 +86,14 @@ class Receivers:
                 yield receiver, delivery
 
     def done(self, receiver, answered):
-        """An attempt to receiver ended; answered: with a 2xx."""
+        """An attempt to receiver ended; answered: with a 2xx. Its window follows."""
         receiver.in_flight -= 1
         self.in_flight -= 1
         receiver.answering = answered
+        if not answered:
+            receiver.window = max(1.0, min(self.base, receiver.window / 2))
+        elif receiver.queue and receiver.window < self.most:
+            receiver.window = min(self.most, receiver.window + 1 / receiver.window)
 
     def drain(self):
         """Empty every queue; the ids of the deliveries that were in them."""

@@ -3,13 +3,13 @@
 from sqlalchemy import Column, Index, Integer, String, Table, Text, insert
 
 from ..database import driver_sql, metadata, utcnow
-from ..database.sql import UTCDateTime
+from ..database.sql import UTCDateTime, skip_locked
 from .retries import Delivery
 
 PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
 LOST = "worker lost during the last attempt"
 
-# The outbox: one row per new plant and receiver, written in the plant's own transaction.
+# One row per event and receiver, written by the worker as it fans events out (fanout.py).
 deliveries = Table(
     "deliveries",
     metadata,
@@ -33,23 +33,11 @@ deliveries = Table(
 )
 
 NEW = ("id", "url", "event", "body", "status", "attempts", "created_at", "next_attempt_at")
-TIMES = ("created_at", "next_attempt_at")
 INSERT = driver_sql(insert(deliveries), column_keys=NEW)
 
 
-def _locking(sql):
-    """sql per driver, its rows locked FOR UPDATE SKIP LOCKED on PostgreSQL.
-
-    SQLite has no row locks: there the host's writer lock serialises whole transactions.
-    """
-    return {
-        "sqlite": driver_sql(sql)["sqlite"],
-        "postgresql": driver_sql(sql + " FOR UPDATE SKIP LOCKED")["postgresql"],
-    }
-
-
 # Due or lost (lease run out) deliveries of one receiver, most overdue first.
-DUE = _locking(
+DUE = skip_locked(
     "SELECT id, event, body, attempts FROM deliveries WHERE url = :url AND status = 'pending' "
     "AND next_attempt_at <= :now AND (claimed_until IS NULL OR claimed_until < :now) "
     "ORDER BY next_attempt_at LIMIT :limit"
@@ -70,7 +58,7 @@ RELEASE = driver_sql(
     "UPDATE deliveries SET claimed_until = NULL, attempts = attempts - 1 "
     "WHERE id = :id AND status = 'pending'"
 )
-EXPIRED = _locking(
+EXPIRED = skip_locked(
     "SELECT id FROM deliveries WHERE url = :url AND status = 'delivered' "
     "AND next_attempt_at < :cutoff LIMIT :limit"
 )
@@ -96,14 +84,6 @@ RETRY_FAILED = driver_sql(
     "claimed_until = NULL, last_error = NULL WHERE status = 'failed'"
 )
 PURGE_FAILED = driver_sql("DELETE FROM deliveries WHERE status = 'failed'")
-
-
-def enqueue(db, cursor, rows):
-    """Add pending deliveries inside a create's transaction (a driver cursor)."""
-    cursor.executemany(
-        INSERT[db.dialect],
-        [{**row, **{key: db.bind_time(row[key]) for key in TIMES}} for row in rows],
-    )
 
 
 def claim(db, cursor, wants, lease, retries):

@@ -3,7 +3,7 @@
 import dataclasses
 
 from ..database import utcnow
-from . import store
+from . import fanout, store
 from .outbox import receiver_name
 
 
@@ -19,11 +19,15 @@ class ReceiverSummary:
 def per_receiver(db, configured):
     """{receiver name: ReceiverSummary} for the configured URLs and every URL the outbox holds.
 
-    URLs that differ only in credentials or query string are one receiver: that is all a name
-    shows of them.
+    An event not fanned out yet is pending for every configured receiver. URLs that differ only
+    in credentials or query string are one receiver: that is all a name shows of them.
     """
     now = utcnow()
-    receivers = {receiver_name(url): ReceiverSummary() for url in configured}
+    waiting, oldest_event = fanout.waiting(db)
+    age = (now - oldest_event).total_seconds() if waiting else 0.0
+    receivers = {
+        receiver_name(url): ReceiverSummary(pending=waiting, oldest_age=age) for url in configured
+    }
     for (url, status), (count, oldest) in store.by_receiver(db).items():
         receiver = receivers.setdefault(receiver_name(url), ReceiverSummary())
         if status == store.FAILED:

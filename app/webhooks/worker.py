@@ -12,7 +12,7 @@ import time
 
 from .. import database
 from ..database import Unavailable
-from . import store
+from . import fanout, store
 from .receivers import Receivers
 from .retries import Retries
 from .sender import Sender
@@ -29,6 +29,8 @@ BATCH_GAP = 0.1
 BUSY_POLL = 0.05
 # Seconds between two retention deletes while the last one found fewer rows than a batch.
 RETENTION_INTERVAL = 1
+# Events one round fans out at most: a bounded transaction, so creates get the write lock soon.
+FANOUT_BATCH = 500
 
 
 class Worker:
@@ -51,12 +53,7 @@ class Worker:
         self.lease = datetime.timedelta(
             seconds=2 * self.timeout + config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
         )
-        self.receivers = Receivers(
-            config["WEBHOOK_URLS"],
-            config["WEBHOOK_CONCURRENCY"],
-            config["WEBHOOK_RECEIVER_CONCURRENCY"],
-            config["WEBHOOK_CLAIM_BATCH"],
-        )
+        self.receivers = Receivers(config)
         self.outcomes = []
         self.unsent = []
         self.tasks = set()
@@ -136,9 +133,11 @@ class Worker:
             await self._idle(BUSY_POLL if busy else self.poll_interval)
 
     def _exchange(self, outcomes, unsent, wants):
-        # In the database thread: one transaction records a batch of outcomes, gives back what
-        # was not sent in time, and claims the next batch: the write lock once per round.
+        # In the database thread: one transaction fans new events out, records a batch of
+        # outcomes, gives back what was not sent in time, and claims the next batch: the write
+        # lock once per round.
         with self.db.transaction() as cursor:
+            fanout.fan_out(self.db, cursor, self.config["WEBHOOK_URLS"], FANOUT_BATCH)
             store.record(self.db, cursor, outcomes)
             store.release(self.db, cursor, unsent)
             return store.claim(self.db, cursor, wants, self.lease, self.retries)

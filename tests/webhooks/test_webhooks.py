@@ -12,6 +12,7 @@ import pytest
 
 from app import database
 from app.config import ConfigError
+from app.webhooks import fanout
 from app.webhooks import store as delivery_store
 from app.webhooks.retries import Retries
 from liveserver import wait_for
@@ -139,6 +140,8 @@ def test_a_delivery_whose_worker_was_lost_on_its_last_attempt_fails(hooked, rece
     app, client, cli = hooked
     create(client, 1)
     db, retries = database.of(app), Retries(app.config)
+    with db.transaction() as cursor:
+        fanout.fan_out(db, cursor, [receiver.url], 1)
     # Leases that have run out already: three workers that died mid-attempt.
     for _ in range(retries.max_attempts):
         with db.transaction() as cursor:
