@@ -3,7 +3,7 @@
 from flask import Blueprint, current_app
 
 from . import apidoc
-from .database import SchemaBehind, get_db, schema_of
+from .database import SchemaBehind, SchemaMissing, get_db, schema_of
 
 bp = apidoc.tag(
     Blueprint("health", __name__),
@@ -26,8 +26,13 @@ def healthz():
 
     Ready when the database answers in time and has the service's schema; a 503 otherwise.
     """
-    get_db().ping()
-    if schema_of(current_app).is_behind():
+    schema = schema_of(current_app)
+    try:
+        get_db().ping()
+    except SchemaMissing:
+        schema.is_behind()  # logs, once, which revision the database is at
+        raise
+    if schema.is_behind():
         raise SchemaBehind()
     return {"status": "ok"}
 

@@ -4,6 +4,7 @@ import datetime
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect
 
 from app.database import metadata, migrate
 from app.tokens.lookup import token_hash
@@ -71,14 +72,18 @@ ROWS = {
 
 
 def rows(engine):
-    """Every row of every table of the service, in key order."""
+    """Every row of the service's tables, in key order, by table: a table that is empty, or
+    that the database lacks (a revision adds it), has no entry."""
     with engine.connect() as conn:
-        return {
+        present = set(inspect(conn).get_table_names())
+        found = {
             table.name: [
                 row._asdict() for row in conn.execute(table.select().order_by(*table.primary_key))
             ]
             for table in metadata.sorted_tables
+            if table.name in present
         }
+    return {name: each for name, each in found.items() if each}
 
 
 def revisions(engine):

@@ -8,10 +8,10 @@ import sys
 import pytest
 from sqlalchemy import inspect, text
 
-from app.database import migrate
+from app.database import metadata, migrate
 from helpers import TOKEN
 from liveserver import ROOT, wait_for
-from migration_helpers import HEAD, differences, revisions
+from migration_helpers import HEAD, NOW, ROWS, differences, revisions, rows
 
 
 def test_downgrade_to_base_then_upgrade_to_head_on_an_empty_database(engine, cli):
@@ -141,3 +141,35 @@ def test_start_up_check_on_an_unreachable_database_logs_and_carries_on(unreachab
     unreachable_app.extensions["plantstore.schema"].check_at_start()
     assert any("database schema not checked at start" in r.getMessage() for r in caplog.records)
     assert unreachable_app.test_client().get("/healthz").status_code == 503
+
+
+EVENTS_REVISION = "173ab291aab1"
+
+
+def test_the_events_revision_keeps_every_pending_and_failed_delivery(engine, cli):
+    assert cli("db", "upgrade", f"{EVENTS_REVISION}-1").exit_code == 0
+    deliveries = metadata.tables["deliveries"]
+    failed = {**ROWS["deliveries"][1], "id": "f" * 32, "status": "failed"}
+    with engine.begin() as conn:
+        conn.execute(deliveries.insert(), [*ROWS["deliveries"], failed])
+    before = rows(engine)["deliveries"]
+    assert {row["status"] for row in before} == {"pending", "failed"}
+    result = cli("db", "upgrade")
+    assert result.exit_code == 0, result.output
+    assert rows(engine)["deliveries"] == before
+    assert differences(engine) == []
+
+
+def test_downgrading_the_events_revision_refuses_while_an_event_waits(engine, cli):
+    assert cli("db", "upgrade").exit_code == 0
+    events = metadata.tables["events"]
+    with engine.begin() as conn:
+        conn.execute(events.insert(), {"type": "plant.created", "body": "{}", "created_at": NOW})
+    result = cli("db", "downgrade", f"{EVENTS_REVISION}-1")
+    assert result.exit_code == 1
+    assert result.output == (
+        "Error: 1 event(s) wait to be fanned out: run the webhook worker until `webhooks status` "
+        "shows them delivered, then downgrade\n"
+    )
+    assert revisions(engine) == {HEAD}
+    assert len(rows(engine)["events"]) == 1

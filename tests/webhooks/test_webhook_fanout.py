@@ -12,24 +12,16 @@ from sqlalchemy import create_engine, make_url, text
 
 from liveserver import environment, wait_for
 from receiver import Receiver, SilentReceiver
-from webhook_helpers import SECRET, create
+from webhook_helpers import SECRET, create, receiver_settings
 
 # Events enough that one round fans out for a while: a fault lands in the middle of it.
 BACKLOG = 600
 
 
 def fast_settings(*urls, **extra):
-    """Webhook settings for these receivers, retrying fast."""
-    return {
-        "WEBHOOK_URLS": ",".join(urls),
-        "WEBHOOK_SECRET": SECRET,
-        "WEBHOOK_MAX_ATTEMPTS": 3,
-        "WEBHOOK_RETRY_DELAY": 0.1,
-        "WEBHOOK_RETRY_MAX_DELAY": 0.2,
-        "WEBHOOK_TIMEOUT": 1,
-        "WEBHOOK_POLL_INTERVAL": 0.1,
-        **extra,
-    }
+    """Webhook settings for these receivers, retrying fast, polling often."""
+    extra = {"WEBHOOK_TIMEOUT": 1, "WEBHOOK_POLL_INTERVAL": 0.1, **extra}
+    return receiver_settings(SECRET, *urls, **extra)
 
 
 @pytest.fixture

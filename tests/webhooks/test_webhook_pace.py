@@ -17,6 +17,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from liveserver import ROOT, environment, wait_for
 from receiver import Receiver, SilentReceiver
+from webhook_helpers import receiver_settings
 
 SECRET = "pace-test-secret-ü"
 pytestmark = pytest.mark.e2e
@@ -35,15 +36,7 @@ def receivers():
 
 def settings(*urls, **extra):
     """Webhook settings for these receivers, retrying fast."""
-    return {
-        "WEBHOOK_URLS": ",".join(urls),
-        "WEBHOOK_SECRET": SECRET,
-        "WEBHOOK_MAX_ATTEMPTS": 3,
-        "WEBHOOK_RETRY_DELAY": 0.1,
-        "WEBHOOK_RETRY_MAX_DELAY": 0.2,
-        "WEBHOOK_TIMEOUT": 0.5,
-        **extra,
-    }
+    return receiver_settings(SECRET, *urls, **extra)
 
 
 @pytest.fixture

@@ -49,3 +49,16 @@ def create_many(server, count):
     """Create plants 0 .. count-1 through the server; every one must be a 200."""
     for plant_id in range(count):
         assert server.request("POST", "/plants", {"id": plant_id, "name": "Fern"}).status == 200
+
+
+def receiver_settings(secret, *urls, **extra):
+    """Webhook settings for these receivers, signed with secret, retrying fast."""
+    return {
+        "WEBHOOK_URLS": ",".join(urls),
+        "WEBHOOK_SECRET": secret,
+        "WEBHOOK_MAX_ATTEMPTS": 3,
+        "WEBHOOK_RETRY_DELAY": 0.1,
+        "WEBHOOK_RETRY_MAX_DELAY": 0.2,
+        "WEBHOOK_TIMEOUT": 0.5,
+        **extra,
+    }
