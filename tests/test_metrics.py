@@ -7,8 +7,8 @@ import threading
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from harness.processes import wait_for
 from helpers import assert_error
-from liveserver import wait_for
 
 METRICS_TOKEN = "metrics-token-0123456789abcdefghijkl"
 

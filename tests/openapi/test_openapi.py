@@ -11,8 +11,8 @@ from openapi_spec_validator import validate
 
 from app import create_app
 from app.openapi.responses import RATE_LIMIT_HEADERS
+from harness.processes import ROOT
 from helpers import TOKEN
-from liveserver import ROOT
 
 FORWARDED = {
     "X-Forwarded-Proto": "https",

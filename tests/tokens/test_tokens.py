@@ -14,7 +14,7 @@ from app.database import metadata, utcnow
 from app.tokens import store as token_store
 from app.tokens.auth import READ_WRITE, token_hash
 from app.tokens.cli import LATEST_EXPIRY
-from liveserver import ROOT
+from harness.processes import ROOT
 
 PLANT = {"id": 1, "name": "Fern"}
 

@@ -14,8 +14,10 @@ import pytest
 from sqlalchemy import create_engine, select, text
 
 from app.plants.store import plants
-from liveserver import create_until_killed, environment, start_worker, wait_for
-from receiver import TricklingReceiver
+from harness.processes import wait_for
+from harness.receivers import TricklingReceiver
+from harness.worker import start_worker
+from liveserver import create_until_killed, environment
 from webhook_helpers import create_many
 
 

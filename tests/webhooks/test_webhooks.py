@@ -12,7 +12,7 @@ import pytest
 
 from app.config import ConfigError
 from app.webhooks import store as delivery_store
-from liveserver import wait_for
+from harness.processes import wait_for
 from receiver import Receiver
 from webhook_helpers import SECRET, create, running, settled, status_of
 
