@@ -11,23 +11,12 @@ import re
 import subprocess
 
 from harness import gunicorn
-from harness.processes import ROOT, children, wait_for
+from harness.processes import ROOT, children, cpu_ticks, wait_for
 
 # Longest wait for a run's access log lines to land, in seconds.
 LOG_TIMEOUT = 30
 # gunicorn writes its %(p)s atom as "<pid>"; no space can come from a client's X-Request-ID.
 PID = re.compile(rb" pid=<(\d+)>")
-
-
-def cpu_ticks(pid):
-    """utime + stime of one process (all its threads), in clock ticks; 0 once it is gone."""
-    try:
-        stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return 0
-    # Fields after the command name, which may hold spaces, start at field 3 (state).
-    fields = stat.rpartition(")")[2].split()
-    return int(fields[11]) + int(fields[12])
 
 
 def family_ticks(pid):

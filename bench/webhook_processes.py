@@ -9,6 +9,7 @@ from sqlalchemy import create_engine, text
 
 from bench import servers
 from harness import nginx, worker
+from harness.processes import cpu_ticks
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # The receiver: nginx answering at once, logging when each delivery arrived and its id.
@@ -59,7 +60,7 @@ class Worker(worker.Worker):
 
     def cpu_seconds(self):
         """CPU time the worker used so far."""
-        return servers.cpu_ticks(self.process.pid) / CLOCK_TICKS
+        return cpu_ticks(self.process.pid) / CLOCK_TICKS
 
 
 class Outbox:

@@ -59,6 +59,17 @@ def children(pid):
     return [int(child) for child in listing.split()]
 
 
+def cpu_ticks(pid):
+    """utime + stime of one process (all its threads), in clock ticks; 0 once it is gone."""
+    try:
+        stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return 0
+    # Fields after the command name, which may hold spaces, start at field 3 (state).
+    fields = stat.rpartition(")")[2].split()
+    return int(fields[11]) + int(fields[12])
+
+
 class Child:
     """A server that spawn() started, with what it wrote in a log; stopped by stop().
 
