@@ -25,8 +25,9 @@ from sqlalchemy import create_engine, delete, insert
 from app.plants.store import plants
 from app.webhooks.store import deliveries
 from bench import load, ratelimit, report, servers
+from harness import nginx
+from harness.processes import ROOT
 
-ROOT = servers.ROOT
 TOKEN = "bench-token-0123456789abcdefghijklmnopqrstuvwxyz"
 DURATION = int(os.environ.get("BENCH_DURATION", "3"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "2"))
@@ -50,7 +51,7 @@ def check_tools():
     """Stop with the command that installs wrk or nginx when either is missing."""
     missing = [
         package
-        for package, found in (("wrk", load.installed()), ("nginx-light", servers.nginx_binary()))
+        for package, found in (("wrk", load.installed()), ("nginx-light", nginx.binary()))
         if not found
     ]
     if missing:
@@ -84,9 +85,11 @@ def start(stack, app, env, folder):
     folder.mkdir()
     gunicorn = stack.enter_context(servers.Gunicorn(app, env, folder))
     gunicorn.wait_ready("/plants/1", AUTH)
-    nginx = stack.enter_context(servers.Nginx(gunicorn.port, folder / "nginx"))
-    nginx.wait_ready("/plants/1", AUTH)
-    return Side(gunicorn, {"direct": gunicorn.port, "nginx": nginx.port})
+    proxy = nginx.Nginx(folder / "nginx", workers="auto")
+    stack.callback(proxy.stop)
+    proxy.front([gunicorn.port])
+    proxy.wait_ready("/plants/1", AUTH)
+    return Side(gunicorn, {"direct": gunicorn.port, "nginx": proxy.port})
 
 
 def one_run(side, case, seconds, first_id):

@@ -1,18 +1,15 @@
-"""What `make bench-webhooks` runs beside gunicorn: the receivers, the worker, and a direct
+"""What `make bench-webhooks` runs beside gunicorn: the receiver, the worker, and a direct
 look at the outbox."""
 
-import contextlib
 import datetime
 import json
 import os
-import pathlib
-import socket
-import subprocess
-import sys
 
 from sqlalchemy import create_engine, text
 
 from bench import servers
+from harness import nginx, worker
+from harness.processes import cpu_ticks
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # The receiver: nginx answering at once, logging when each delivery arrived and its id.
@@ -31,30 +28,16 @@ PENDING = "SELECT COUNT(*) FROM deliveries WHERE status = 'pending'"
 DELIVERED = "SELECT COUNT(*) FROM deliveries WHERE status = 'delivered'"
 
 
-class Receiver:
+class Receiver(nginx.Nginx):
     """nginx on its own port: /ok answers 204, /fail answers 500; hooks.log has each arrival."""
 
     def __init__(self, folder):
-        self.port = servers.free_port()
-        self.folder = folder
-        folder.mkdir()
-        (folder / "plantstore.conf").write_text(RECEIVER_SITE.format(port=self.port, dir=folder))
-        user = "user root;" if os.geteuid() == 0 else ""
-        (folder / "nginx.conf").write_text(servers.NGINX_MAIN.format(dir=folder, user=user))
+        super().__init__(folder, workers="auto")
         self.url = f"http://127.0.0.1:{self.port}"
-        self.process = None
 
     def __enter__(self):
-        conf, error_log = str(self.folder / "nginx.conf"), str(self.folder / "error.log")
-        command = [servers.nginx_binary(), "-p", str(self.folder), "-e", error_log, "-c", conf]
-        self.process = subprocess.Popen(command, start_new_session=True)
-        servers.wait_until(self._listening, servers.TIMEOUT, "the receiver's nginx")
+        self.start(RECEIVER_SITE.format(port=self.port, dir=self.folder))
         return self
-
-    def _listening(self):
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port)):
-            return True
-        return False
 
     def arrivals(self):
         """{delivery id: when it arrived, Unix seconds} of every request to the receiver."""
@@ -66,52 +49,18 @@ class Receiver:
 
     def cpu_ticks(self):
         """CPU time of nginx's master and workers so far, in clock ticks."""
-        master = self.process.pid
-        children = pathlib.Path(f"/proc/{master}/task/{master}/children").read_text().split()
-        return sum(servers.cpu_ticks(pid) for pid in [master, *map(int, children)])
+        return servers.family_ticks(self.process.pid)
 
     def __exit__(self, *exc_info):
-        self.process.terminate()
-        self.process.wait(timeout=30)
+        self.stop()
 
 
-@contextlib.contextmanager
-def hung_receiver():
-    """A port that takes connections and never answers: listening, never accepting."""
-    with socket.create_server(("127.0.0.1", 0), backlog=4096) as sock:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}/hook"
-
-
-class Worker:
-    """The Procfile's worker line, `flask --app wsgi webhooks run`, with its log in a file."""
-
-    def __init__(self, env, folder):
-        self.env = env
-        self.log = folder / "worker.log"
-        self.process = None
-
-    def __enter__(self):
-        with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "flask", "--app", "wsgi", "webhooks", "run"],
-                cwd=servers.ROOT,
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        servers.wait_until(
-            lambda: "Delivering webhooks" in self.log.read_text(), servers.TIMEOUT, "the worker"
-        )
-        return self
+class Worker(worker.Worker):
+    """The Procfile's worker line, with its log in folder."""
 
     def cpu_seconds(self):
         """CPU time the worker used so far."""
-        return servers.cpu_ticks(self.process.pid) / CLOCK_TICKS
-
-    def __exit__(self, *exc_info):
-        self.process.terminate()
-        self.process.wait(timeout=60)
+        return cpu_ticks(self.process.pid) / CLOCK_TICKS
 
 
 class Outbox:

@@ -5,9 +5,8 @@ import json
 import os
 import statistics
 
-from bench import servers
+from harness.processes import ROOT
 
-ROOT = servers.ROOT
 DURATION = int(os.environ.get("BENCH_WEBHOOK_DURATION", "30"))
 ROUNDS = int(os.environ.get("BENCH_WEBHOOK_ROUNDS", "2"))
 ISOLATION_CREATES = int(os.environ.get("BENCH_WEBHOOK_ISOLATION_CREATES", "300"))

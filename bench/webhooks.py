@@ -13,6 +13,7 @@ BENCH_WEBHOOK_ISOLATION_CREATES (300, at BENCH_WEBHOOK_ISOLATION_RATE per second
 BENCH_DATABASE_URL (default: a fresh SQLite file), WEB_CONCURRENCY (gunicorn.conf.py's).
 """
 
+import contextlib
 import http.client
 import json
 import os
@@ -24,15 +25,7 @@ import threading
 import time
 
 from bench import load, servers, webhook_report
-from bench.webhook_processes import (
-    CLOCK_TICKS,
-    DELIVERED,
-    PENDING,
-    Outbox,
-    Receiver,
-    Worker,
-    hung_receiver,
-)
+from bench.webhook_processes import CLOCK_TICKS, DELIVERED, PENDING, Outbox, Receiver, Worker
 from bench.webhook_report import (
     CONNECTIONS,
     DURATION,
@@ -40,8 +33,10 @@ from bench.webhook_report import (
     ISOLATION_RATE,
     ROUNDS,
 )
+from harness import nginx
+from harness.processes import ROOT, wait_for
+from harness.receivers import SilentReceiver
 
-ROOT = servers.ROOT
 TOKEN = "bench-token-0123456789abcdefghijklmnopqrstuvwxyz"
 SECRET = "bench-webhook-secret"
 DATABASE_URL = os.environ.get("BENCH_DATABASE_URL")
@@ -77,7 +72,7 @@ def creates(web, seconds, first_id):
 def creates_without(env, folder, first_id):
     """wrk's create throughput with no receiver configured, and gunicorn's CPU per create."""
     with servers.Gunicorn("wsgi:app", env, folder) as web:
-        web.wait_ready("/healthz", {})
+        web.wait_ready()
         creates(web, 2, first_id)
         ticks = web.cpu_ticks()
         result = creates(web, DURATION, first_id + 10**7)
@@ -89,9 +84,9 @@ def creates_with(env, folder, receiver, outbox, first_id):
     """wrk's create throughput with the worker delivering to receiver, and what it cost."""
     env = {**env, "PLANTSTORE_WEBHOOK_URLS": f"{receiver.url}/ok"}
     with servers.Gunicorn("wsgi:app", env, folder) as web, Worker(env, folder) as worker:
-        web.wait_ready("/healthz", {})
+        web.wait_ready()
         creates(web, 2, first_id)
-        servers.wait_until(lambda: outbox.scalar(PENDING) == 0, 60, "the warm-up's deliveries")
+        wait_for(lambda: outbox.scalar(PENDING) == 0, 60, "the warm-up's deliveries")
         delivered_before, cpu_before = outbox.scalar(DELIVERED), worker.cpu_seconds()
         web_ticks, receiver_ticks = web.cpu_ticks(), receiver.cpu_ticks()
         stop, ages = threading.Event(), []
@@ -103,7 +98,7 @@ def creates_with(env, folder, receiver, outbox, first_id):
         web_cpu = (web.cpu_ticks() - web_ticks) / CLOCK_TICKS
         stop.set()
         sampler.join()
-        servers.wait_until(lambda: outbox.scalar(PENDING) == 0, 120, "the backlog to empty")
+        wait_for(lambda: outbox.scalar(PENDING) == 0, 120, "the backlog to empty")
         drained = time.monotonic()
         delivered = outbox.scalar(DELIVERED) - delivered_before
         cpu = worker.cpu_seconds() - cpu_before
@@ -124,14 +119,14 @@ def creates_with(env, folder, receiver, outbox, first_id):
 def isolation(env, folder, receiver, outbox):
     """The healthy receiver's delays (create answered to arrival) beside a hung and a 500 one."""
     healthy = f"{receiver.url}/ok"
-    with hung_receiver() as hung:
-        urls = f"{hung},{receiver.url}/fail,{healthy}"
+    with contextlib.closing(SilentReceiver()) as hung:
+        urls = f"{hung.url},{receiver.url}/fail,{healthy}"
         env = {**env, "PLANTSTORE_WEBHOOK_URLS": urls}
         with servers.Gunicorn("wsgi:app", env, folder) as web, Worker(env, folder):
-            web.wait_ready("/healthz", {})
+            web.wait_ready()
             answered = paced_creates(web.port, ISOLATION_CREATES, ISOLATION_RATE)
             ids = outbox.bodies(healthy)
-            servers.wait_until(
+            wait_for(
                 lambda: len(set(receiver.arrivals()) & set(ids)) == len(ids),
                 60,
                 "the healthy receiver's deliveries",
@@ -181,7 +176,7 @@ def one_round(env, folder, receiver, outbox, number):
 
 def main():
     """Measure every round, then print the table and save the figures."""
-    if not (load.installed() and servers.nginx_binary()):
+    if not (load.installed() and nginx.binary()):
         raise SystemExit("make bench-webhooks needs wrk and nginx: apt-get install wrk nginx-light")
     database = "postgresql" if DATABASE_URL else "sqlite"
     with tempfile.TemporaryDirectory(prefix="plantstore-bench-webhooks-") as tmp:

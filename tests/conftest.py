@@ -15,8 +15,9 @@ from sqlalchemy import MetaData, create_engine, make_url
 from app import create_app
 from app.database import migrate
 from faults import PrivatePostgres, PrivateRedis
+from harness.worker import start_worker
 from helpers import TOKEN
-from liveserver import Servers, start_worker
+from liveserver import Servers
 from ratelimit_helpers import REDIS_URL_VARIABLE, address_prefix
 
 POSTGRES_URL_VARIABLE = "PLANTSTORE_TEST_POSTGRES_URL"

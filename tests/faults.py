@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-from liveserver import START_TIMEOUT, free_port, wait_for
+from harness.processes import START_TIMEOUT, free_port, wait_for
 
 
 class Holder:

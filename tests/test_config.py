@@ -9,8 +9,8 @@ import time
 import pytest
 
 from app.config import DEFAULTS, ConfigError
+from harness.processes import ROOT, free_port
 from helpers import TOKEN
-from liveserver import ROOT, free_port
 
 # Each setting the service reads, a bad value for it, and what its one line must show of it:
 # the value as given, a URL's password hidden, a secret's length only.

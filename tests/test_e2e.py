@@ -6,8 +6,10 @@ import time
 
 import pytest
 
+from harness.client import raw_exchange
+from harness.processes import wait_for
 from helpers import TOKEN
-from liveserver import LiveServer, create_until_killed, race_creates, raw_exchange, wait_for
+from liveserver import LiveServer, create_until_killed, race_creates
 
 pytestmark = pytest.mark.e2e
 
@@ -131,7 +133,7 @@ def test_acknowledged_plants_survive_kill_9(live_server, database_url):
 
 
 def test_procfile_runs_init_db_on_release():
-    from liveserver import ROOT
+    from harness.processes import ROOT
 
     lines = dict(
         line.split(": ", 1)

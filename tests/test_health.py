@@ -3,8 +3,8 @@
 import pytest
 
 from app import create_app
+from harness.processes import wait_for
 from helpers import assert_error
-from liveserver import wait_for
 
 
 def test_healthz_needs_no_token(client):

@@ -11,8 +11,8 @@ import sys
 import pytest
 from sqlalchemy import create_engine
 
+from harness.processes import ROOT, wait_for
 from helpers import TOKEN
-from liveserver import ROOT, wait_for
 
 pytestmark = pytest.mark.e2e
 

@@ -7,8 +7,8 @@ import threading
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from harness.processes import children, wait_for
 from helpers import assert_error
-from liveserver import wait_for
 
 METRICS_TOKEN = "metrics-token-0123456789abcdefghijkl"
 
@@ -96,16 +96,10 @@ def test_metrics_token_when_set_lets_a_scrape_in(make_app):
     assert scrape(client, Authorization=f"Bearer {METRICS_TOKEN}")
 
 
-def _workers(server):
-    children = f"/proc/{server.process.pid}/task/{server.process.pid}/children"
-    with open(children) as listing:
-        return [int(pid) for pid in listing.read().split()]
-
-
 @pytest.mark.e2e
 def test_metrics_count_exactly_the_requests_sent_across_two_workers(live_server, database_url):
     server = live_server(database_url, workers=2)
-    wait_for(lambda: len(_workers(server)) == 2, 30, "two workers")
+    wait_for(lambda: len(children(server.process.pid)) == 2, 30, "two workers")
 
     def send(offset):
         for number in range(offset, 60, 4):
@@ -118,8 +112,8 @@ def test_metrics_count_exactly_the_requests_sent_across_two_workers(live_server,
     for thread in threads:
         thread.join()
     # A worker that dies takes none of the counts it made with it.
-    os.kill(_workers(server)[0], signal.SIGKILL)
-    wait_for(lambda: len(_workers(server)) == 2, 30, "the worker to be replaced")
+    os.kill(children(server.process.pid)[0], signal.SIGKILL)
+    wait_for(lambda: len(children(server.process.pid)) == 2, 30, "the worker to be replaced")
     for _ in range(3):  # any worker may answer a scrape: each must give the whole instance
         page = samples(server.request("GET", "/metrics").body.decode())
         assert requests_total(page, "POST", "/plants", 200) == 60

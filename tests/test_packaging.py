@@ -9,7 +9,8 @@ import zipfile
 
 import pytest
 
-from liveserver import ROOT, free_port, http_request, wait_for
+from harness.client import http_request
+from harness.processes import ROOT, free_port, wait_for
 
 pytestmark = pytest.mark.e2e
 

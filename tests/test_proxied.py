@@ -5,9 +5,10 @@ import time
 
 import pytest
 
-from liveserver import access_line, http_request
-from nginx import Nginx
-from nginx import binary as nginx_binary
+from harness.client import http_request
+from harness.nginx import Nginx
+from harness.nginx import binary as nginx_binary
+from liveserver import access_line
 
 pytestmark = pytest.mark.e2e
 
@@ -21,7 +22,7 @@ def proxied(module_live_server, module_database_url, tmp_path_factory):
         module_live_server(module_database_url, PLANTSTORE_TRUSTED_PROXIES="1") for _ in range(2)
     ]
     nginx = Nginx(tmp_path_factory.mktemp("proxy") / "nginx")
-    yield servers, nginx.start([server.port for server in servers])
+    yield servers, nginx.front([server.port for server in servers])
     nginx.stop()
 
 

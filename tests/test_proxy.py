@@ -5,9 +5,11 @@ import time
 
 import pytest
 
-from liveserver import access_line, free_port, http_request, raw_exchange
-from nginx import Nginx
-from nginx import binary as nginx_binary
+from harness.client import http_request, raw_exchange
+from harness.nginx import Nginx
+from harness.nginx import binary as nginx_binary
+from harness.processes import free_port
+from liveserver import access_line
 
 FORWARDED = {
     "X-Forwarded-Proto": "https",
@@ -45,7 +47,7 @@ def nginx(tmp_path):
 
     def start(upstream_ports, read_timeout=None):
         started.append(Nginx(tmp_path / f"nginx-{len(started)}"))
-        return started[-1].start(upstream_ports, read_timeout)
+        return started[-1].front(upstream_ports, read_timeout)
 
     yield start
     for server in started:

@@ -1,6 +1,6 @@
 """Rate limits when their store fails (a private Redis stopped or frozen), and in memory."""
 
-from liveserver import wait_for
+from harness.processes import wait_for
 from ratelimit_helpers import (
     BOUND,
     SLACK,

@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from liveserver import ROOT, race_creates, wait_for
+from harness.processes import ROOT, wait_for
+from liveserver import race_creates
 
 pytestmark = pytest.mark.e2e
 

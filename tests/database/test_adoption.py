@@ -3,8 +3,8 @@
 import pytest
 from sqlalchemy import inspect, text
 
+from harness.processes import wait_for
 from helpers import assert_error
-from liveserver import wait_for
 from migration_helpers import DIALECT_WORDS, HEAD, ISSUED_TOKEN, ROWS, differences, revisions, rows
 
 

@@ -10,8 +10,9 @@ from sqlalchemy import make_url
 
 from app import create_app
 from faults import Holder
+from harness.client import http_request
+from harness.processes import wait_for
 from helpers import TOKEN, assert_error
-from liveserver import http_request, wait_for
 
 UNAVAILABLE = {"error": 503, "message": "database unavailable"}
 # What a request may take beyond PLANTSTORE_DATABASE_TIMEOUT: the HTTP exchange and the answer.

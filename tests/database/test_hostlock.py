@@ -8,7 +8,7 @@ import pytest
 
 from app.database.hostlock import HostLock, LockTimeout
 from faults import Holder
-from liveserver import wait_for
+from harness.processes import wait_for
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import inspect, text
 
 from app.database import metadata, migrate
+from harness.processes import ROOT, wait_for
 from helpers import TOKEN
-from liveserver import ROOT, wait_for
 from migration_helpers import HEAD, NOW, ROWS, differences, revisions, rows
 
 

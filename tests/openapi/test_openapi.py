@@ -11,8 +11,8 @@ from openapi_spec_validator import validate
 
 from app import create_app
 from app.ratelimit import ANSWER_HEADERS as RATE_LIMIT_HEADERS
+from harness.processes import ROOT
 from helpers import TOKEN
-from liveserver import ROOT
 
 FORWARDED = {
     "X-Forwarded-Proto": "https",

@@ -5,8 +5,8 @@ import time
 import pytest
 
 from app import check_at_start
+from harness.processes import wait_for
 from helpers import TOKEN, assert_error
-from liveserver import wait_for
 
 PLANT = {"id": 1, "name": "Fern"}
 CHALLENGE = 'Bearer realm="plantstore"'

@@ -15,7 +15,7 @@ from app.database import metadata, utcnow
 from app.tokens import store as token_store
 from app.tokens.cli import LATEST_EXPIRY
 from app.tokens.lookup import token_hash
-from liveserver import ROOT
+from harness.processes import ROOT
 
 PLANT = {"id": 1, "name": "Fern"}
 

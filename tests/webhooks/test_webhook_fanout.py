@@ -10,8 +10,10 @@ import time
 import pytest
 from sqlalchemy import create_engine, make_url, text
 
-from liveserver import environment, wait_for
-from receiver import Receiver, SilentReceiver
+from harness.processes import wait_for
+from harness.receivers import SilentReceiver
+from liveserver import environment
+from receiver import Receiver
 from webhook_helpers import SECRET, create, receiver_settings
 
 # Events enough that one round fans out for a while: a fault lands in the middle of it.

@@ -15,8 +15,10 @@ from sqlalchemy import create_engine, text
 from standardwebhooks import webhooks as standard
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from liveserver import ROOT, environment, wait_for
-from receiver import Receiver, SilentReceiver
+from harness.processes import ROOT, wait_for
+from harness.receivers import SilentReceiver
+from liveserver import environment
+from receiver import Receiver
 from webhook_helpers import receiver_settings
 
 SECRET = "pace-test-secret-ü"

@@ -3,7 +3,6 @@
 import itertools
 import json
 import os
-import pathlib
 import re
 import signal
 import sqlite3
@@ -14,8 +13,10 @@ import pytest
 from sqlalchemy import create_engine, select, text
 
 from app.plants.store import plants
-from liveserver import create_until_killed, environment, start_worker, wait_for
-from receiver import TricklingReceiver
+from harness.processes import cpu_ticks, wait_for
+from harness.receivers import TricklingReceiver
+from harness.worker import start_worker
+from liveserver import create_until_killed, environment
 from webhook_helpers import create_many
 
 
@@ -204,10 +205,10 @@ def test_worker_without_receivers_idles_until_stopped_and_says_why(tmp_path):
         wait_for(lambda: "idle until stopped" in log_path.read_text(), 30, "the idle line")
         assert process.poll() is None, "a Procfile runner would stop every process"
         # Idle means asleep: a second without exiting costs next to no CPU time.
-        cpu = _cpu_seconds(process.pid)
+        ticks = cpu_ticks(process.pid)
         with pytest.raises(subprocess.TimeoutExpired):
             process.wait(timeout=1)
-        assert _cpu_seconds(process.pid) - cpu < 0.1
+        assert (cpu_ticks(process.pid) - ticks) / os.sysconf("SC_CLK_TCK") < 0.1
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=10) == 0
     finally:
@@ -215,9 +216,3 @@ def test_worker_without_receivers_idles_until_stopped_and_says_why(tmp_path):
             process.kill()
             process.wait()
     assert "PLANTSTORE_WEBHOOK_URLS is empty" in log_path.read_text()
-
-
-def _cpu_seconds(pid):
-    stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
-    fields = stat.rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

@@ -15,7 +15,7 @@ from app.config import ConfigError
 from app.webhooks import fanout
 from app.webhooks import store as delivery_store
 from app.webhooks.retries import Retries
-from liveserver import wait_for
+from harness.processes import wait_for
 from receiver import Receiver
 from webhook_helpers import SECRET, create, running, settled, status_of
 

@@ -5,8 +5,8 @@ import contextlib
 import threading
 
 from app.webhooks.worker import Worker
+from harness.processes import wait_for
 from helpers import TOKEN
-from liveserver import wait_for
 
 SECRET = "webhook-test-secret"
 
