@@ -51,12 +51,15 @@ TEST_WORKERS ?= 4
 test: lint $(VENV)/.npm
 	$(BIN)/pytest -n $(TEST_WORKERS)
 
-# wrk and nginx are Debian packages: installed here when run as root, else named.
+# wrk, nginx and its echo module (the receiver 50 ms away) are Debian packages: installed here
+# when run as root, else named.
+BENCH_PACKAGES := wrk nginx-light libnginx-mod-http-echo
 bench-tools:
-	@PATH="$$PATH:/usr/sbin"; command -v wrk >/dev/null && command -v nginx >/dev/null || \
+	@PATH="$$PATH:/usr/sbin"; command -v wrk >/dev/null && command -v nginx >/dev/null && \
+	[ -f /usr/lib/nginx/modules/ngx_http_echo_module.so ] || \
 	if [ "$$(id -u)" = 0 ]; then \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light; \
-	else echo "make bench needs wrk and nginx: sudo apt-get install wrk nginx-light"; exit 1; fi
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_PACKAGES); \
+	else echo "make bench needs: sudo apt-get install $(BENCH_PACKAGES)"; exit 1; fi
 
 bench: $(VENV)/.runtime bench-tools
 	$(BIN)/python -m bench.run

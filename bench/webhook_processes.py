@@ -12,7 +12,8 @@ from harness import nginx, worker
 from harness.processes import cpu_ticks
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-# The receiver: nginx answering at once, logging when each delivery arrived and its id.
+# The receiver: nginx answering at once, or after 50 ms as a receiver far away does (Debian's
+# echo module), logging when each delivery arrived and its id.
 RECEIVER_SITE = """
 log_format hook '$msec $http_webhook_id';
 server {{
@@ -21,18 +22,26 @@ server {{
     keepalive_requests 100000;
     location /ok {{ return 204; }}
     location /fail {{ return 500; }}
+    location /far {{ echo_sleep 0.05; echo_status 204; }}
 }}
 """
-OLDEST_PENDING = "SELECT MIN(created_at) FROM deliveries WHERE status = 'pending'"
-PENDING = "SELECT COUNT(*) FROM deliveries WHERE status = 'pending'"
+ECHO_MODULE = "ngx_http_echo_module.so"
+# Pending: a delivery not yet delivered, or an event not yet fanned out to its receivers.
+WAITING = (
+    "SELECT created_at FROM deliveries WHERE status = 'pending' "
+    "UNION ALL SELECT created_at FROM events"
+)
+OLDEST_PENDING = f"SELECT MIN(created_at) FROM ({WAITING}) AS waiting"
+PENDING = f"SELECT COUNT(*) FROM ({WAITING}) AS waiting"
 DELIVERED = "SELECT COUNT(*) FROM deliveries WHERE status = 'delivered'"
 
 
 class Receiver(nginx.Nginx):
-    """nginx on its own port: /ok answers 204, /fail answers 500; hooks.log has each arrival."""
+    """nginx on its own port: /ok answers 204, /fail answers 500, /far 204 after 50 ms;
+    hooks.log has each arrival."""
 
     def __init__(self, folder):
-        super().__init__(folder, workers="auto")
+        super().__init__(folder, workers="auto", modules=[ECHO_MODULE])
         self.url = f"http://127.0.0.1:{self.port}"
 
     def __enter__(self):
@@ -92,7 +101,8 @@ class Outbox:
             return {row.id: json.loads(row.body)["id"] for row in conn.execute(query, {"url": url})}
 
     def empty(self):
-        """Delete every plant and delivery."""
+        """Delete every plant, event and delivery."""
         with self.engine.begin() as conn:
+            conn.execute(text("DELETE FROM events"))
             conn.execute(text("DELETE FROM deliveries"))
             conn.execute(text("DELETE FROM plants"))

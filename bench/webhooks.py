@@ -1,14 +1,19 @@
 """`make bench-webhooks`: creates at full speed with and without webhooks, as deployed.
 
 The Procfile's web line (`gunicorn wsgi:app`, gunicorn.conf.py's workers) and worker line
-(`flask --app wsgi webhooks run`), a receiver that is nginx answering 204 (and 500), and wrk
-with 8 kept-alive connections creating fresh ids. Reports, each target marked met or MISSED:
-create throughput with webhooks against without (same run), the delivery rate, the oldest
-pending age sampled every second during the load, the time for the backlog to empty after it,
-the worker's CPU per delivery, and, with a receiver that never answers and one that answers 500
-listed before a healthy one, the healthy receiver's p99 from a create's answer to its arrival.
+(`flask --app wsgi webhooks run`), receivers that are nginx answering 204 at once (or after
+50 ms, or 500), and wrk with 8 kept-alive connections creating fresh ids. Three figures, each
+target marked met or MISSED, each with the worker's CPU per delivery:
+- one receiver: create throughput with it against without (same round), the oldest pending age
+  sampled every second during the load, the time for the backlog to empty after it;
+- ten receivers: gunicorn's CPU per create against without, and when the last delivery arrived
+  after the end of the load;
+- one receiver 50 ms away: the oldest pending age during the load, and the drain after it;
+and, with a receiver that never answers and one that answers 500 listed before a healthy one,
+the healthy receiver's p99 from a create's answer to its arrival.
 
-Settings (environment): BENCH_WEBHOOK_DURATION seconds of load (30), BENCH_WEBHOOK_ROUNDS (2),
+Settings (environment): BENCH_WEBHOOK_DURATION seconds of load with one receiver (30; ten
+receivers get 10 s, the far one 15 s), BENCH_WEBHOOK_ROUNDS (2),
 BENCH_WEBHOOK_ISOLATION_CREATES (300, at BENCH_WEBHOOK_ISOLATION_RATE per second, 30),
 BENCH_DATABASE_URL (default: a fresh SQLite file), WEB_CONCURRENCY (gunicorn.conf.py's).
 """
@@ -29,9 +34,11 @@ from bench.webhook_processes import CLOCK_TICKS, DELIVERED, PENDING, Outbox, Rec
 from bench.webhook_report import (
     CONNECTIONS,
     DURATION,
+    FAR_DURATION,
     ISOLATION_CREATES,
     ISOLATION_RATE,
     ROUNDS,
+    TEN_DURATION,
 )
 from harness import nginx
 from harness.processes import ROOT, wait_for
@@ -80,25 +87,26 @@ def creates_without(env, folder, first_id):
     return {"without_rps": result["rps"], "without_web_cpu_us": web_cpu * 1e6 / result["requests"]}
 
 
-def creates_with(env, folder, receiver, outbox, first_id):
-    """wrk's create throughput with the worker delivering to receiver, and what it cost."""
-    env = {**env, "PLANTSTORE_WEBHOOK_URLS": f"{receiver.url}/ok"}
+def creates_with(env, folder, urls, receiver, outbox, first_id, seconds):
+    """wrk's create throughput for seconds with the worker delivering to urls, and what it
+    cost."""
+    env = {**env, "PLANTSTORE_WEBHOOK_URLS": ",".join(urls)}
     with servers.Gunicorn("wsgi:app", env, folder) as web, Worker(env, folder) as worker:
         web.wait_ready()
         creates(web, 2, first_id)
-        wait_for(lambda: outbox.scalar(PENDING) == 0, 60, "the warm-up's deliveries")
+        wait_for(lambda: outbox.scalar(PENDING) == 0, 300, "the warm-up's deliveries")
         delivered_before, cpu_before = outbox.scalar(DELIVERED), worker.cpu_seconds()
         web_ticks, receiver_ticks = web.cpu_ticks(), receiver.cpu_ticks()
         stop, ages = threading.Event(), []
         sampler = threading.Thread(target=sample_ages, args=(outbox, stop, ages))
         sampler.start()
         started = time.monotonic()
-        result = creates(web, DURATION, first_id + 10**7)
+        result = creates(web, seconds, first_id + 10**7)
         ended = time.monotonic()
         web_cpu = (web.cpu_ticks() - web_ticks) / CLOCK_TICKS
         stop.set()
         sampler.join()
-        wait_for(lambda: outbox.scalar(PENDING) == 0, 120, "the backlog to empty")
+        wait_for(lambda: outbox.scalar(PENDING) == 0, 300, "the backlog to empty")
         drained = time.monotonic()
         delivered = outbox.scalar(DELIVERED) - delivered_before
         cpu = worker.cpu_seconds() - cpu_before
@@ -158,7 +166,8 @@ def paced_creates(port, count, rate):
 
 
 def one_round(env, folder, receiver, outbox, number):
-    """Creates without webhooks and with them, in an order that alternates between rounds."""
+    """Creates without webhooks and with one receiver, in an order that alternates between
+    rounds; then with ten receivers, and with one far away."""
     outbox.empty()
     first = 10**9 * (number + 1)
     sides = ["without", "with"] if number % 2 == 0 else ["with", "without"]
@@ -169,9 +178,22 @@ def one_round(env, folder, receiver, outbox, number):
         if side == "without":
             result.update(creates_without(env, path, first))
         else:
-            result.update(creates_with(env, path, receiver, outbox, first + 10**8))
+            one = [f"{receiver.url}/ok"]
+            result.update(creates_with(env, path, one, receiver, outbox, first + 10**8, DURATION))
     result["ratio"] = result["rps"] / result["without_rps"]
+    for name, urls, seconds in scenarios(receiver):
+        outbox.empty()
+        path = folder / f"round{number}-{name}"
+        path.mkdir()
+        first += 3 * 10**8
+        result[name] = creates_with(env, path, urls, receiver, outbox, first, seconds)
     return result
+
+
+def scenarios(receiver):
+    """(name, receiver URLs, seconds of load) of the figures beyond one nearby receiver."""
+    ten = [f"{receiver.url}/ok/{number}" for number in range(10)]
+    return [("ten", ten, TEN_DURATION), ("far", [f"{receiver.url}/far"], FAR_DURATION)]
 
 
 def main():

@@ -3,6 +3,7 @@ site of the caller's."""
 
 import contextlib
 import os
+import pathlib
 import re
 import shutil
 import socket
@@ -11,6 +12,7 @@ from harness.processes import ROOT, START_TIMEOUT, Child, free_port, spawn, wait
 
 # What Debian's /etc/nginx/nginx.conf sets around a site file, with every path in one folder.
 MAIN = """
+{modules}
 {user}
 daemon off;
 worker_processes {workers};
@@ -32,6 +34,10 @@ http {{
     include {dir}/plantstore.conf;
 }}
 """
+
+
+# Where Debian's nginx module packages put their modules.
+MODULES = pathlib.Path("/usr/lib/nginx/modules")
 
 
 def binary():
@@ -62,9 +68,11 @@ class Nginx(Child):
 
     name = "nginx"
 
-    def __init__(self, folder, workers=1):
+    def __init__(self, folder, workers=1, modules=()):
         self.folder = folder
         self.workers = workers
+        # Dynamic modules to load, by file name in Debian's module folder.
+        self.modules = modules
         self.port = free_port()
 
     def start(self, site):
@@ -72,7 +80,8 @@ class Nginx(Child):
         self.folder.mkdir()
         (self.folder / "plantstore.conf").write_text(site)
         user = "user root;" if os.geteuid() == 0 else ""
-        main = MAIN.format(dir=self.folder, user=user, workers=self.workers)
+        modules = "".join(f"load_module {MODULES / name};\n" for name in self.modules)
+        main = MAIN.format(dir=self.folder, user=user, workers=self.workers, modules=modules)
         (self.folder / "nginx.conf").write_text(main)
         conf, error_log = str(self.folder / "nginx.conf"), str(self.folder / "error.log")
         command = [binary(), "-p", str(self.folder), "-e", error_log, "-c", conf]

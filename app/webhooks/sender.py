@@ -8,6 +8,8 @@ from .signatures import signature, standard_signature
 
 # Largest answer body read to keep the connection for the next delivery; a longer one closes it.
 KEEP_BODY_LIMIT = 64 * 1024
+# Answers that have no body (RFC 9110): the connection carries the next delivery as it is.
+BODILESS = frozenset((204, 304))
 
 
 class Sender:
@@ -47,7 +49,7 @@ class Sender:
                 allow_redirects=False,
             ) as response:
                 status = response.status
-                length = response.content_length
+                length = 0 if status in BODILESS else response.content_length
                 if length is not None and length <= KEEP_BODY_LIMIT:
                     # Read within the deadline, so that the connection can carry the next one.
                     await response.read()
