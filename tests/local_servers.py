@@ -43,9 +43,8 @@ def postgres_bin_dir():
 
 
 def redis_server():
-    """The redis-server program: on PATH, else Debian's; None if neither."""
-    debian = pathlib.Path("/usr/bin/redis-server")
-    return shutil.which("redis-server") or (str(debian) if debian.exists() else None)
+    """The redis-server program on PATH (where Debian's is); None if there is none."""
+    return shutil.which("redis-server")
 
 
 def _has_server_user():
@@ -59,7 +58,7 @@ def postgres_binaries_or_skip(why):
     """postgres_bin_dir(), or skip the test saying why it needs them and which package has them."""
     bin_dir = postgres_bin_dir()
     if bin_dir is None or (os.geteuid() == 0 and not _has_server_user()):
-        pytest.skip(f"{why} (apt-get install postgresql: its server binaries, its postgres user)")
+        pytest.skip(f"{why} (Debian package postgresql)")
     return bin_dir
 
 
@@ -67,7 +66,7 @@ def redis_server_or_skip(why):
     """redis_server(), or skip the test saying why it needs it and which package has it."""
     program = redis_server()
     if program is None:
-        pytest.skip(f"{why} (apt-get install redis-server)")
+        pytest.skip(f"{why} (Debian package redis-server)")
     return program
 
 
