@@ -73,7 +73,9 @@ def redis_server_or_skip(why):
 def _as_server_user(command, folder):
     # PostgreSQL will not run as root: run its programs as SERVER_USER then.
     prefix = ["runuser", "-u", SERVER_USER, "--"] if os.geteuid() == 0 else []
-    subprocess.run([*prefix, *map(str, command)], cwd=folder, check=True, capture_output=True)
+    done = subprocess.run([*prefix, *map(str, command)], cwd=folder, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{command[0]} failed in {folder}: {done.stderr or done.stdout}")
 
 
 def _server_folder(prefix):
