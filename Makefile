@@ -8,7 +8,7 @@ FLASK := $(BIN)/flask --app wsgi
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint bench bench-tools bench-webhooks bench-instructions clean
+.PHONY: run test test-tools lint client bench bench-tools bench-webhooks bench-instructions clean
 
 $(VENV)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -48,8 +48,21 @@ lint: $(VENV)/.test
 # (measured on 2 cores: 306 s with 2 workers, 211 s with 4).
 TEST_WORKERS ?= 4
 
-test: lint $(VENV)/.npm
+test: lint $(VENV)/.npm test-tools
 	$(BIN)/pytest -n $(TEST_WORKERS)
+
+# The Debian packages whose programs the suite runs: its own PostgreSQL and Redis servers, nginx
+# and Chromium. Installed here when run as root, else named (the tests needing them skip).
+test-tools:
+	@PATH="$$PATH:/usr/sbin"; missing=""; \
+	ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null || \
+	  missing="$$missing postgresql"; \
+	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	command -v nginx >/dev/null || missing="$$missing nginx-light"; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	elif [ -n "$$missing" ]; then echo "Tests that need them will skip; to run them: sudo apt-get install$$missing"; fi
 
 # wrk, nginx and its echo module (the receiver 50 ms away) are Debian packages: installed here
 # when run as root, else named.
@@ -76,7 +89,6 @@ bench-instructions: $(VENV)/.runtime
 	$(BIN)/python bench/instructions.py
 
 # Regenerates the typed client in clients/python from the service's document (docs/client.md).
-.PHONY: client
 client: $(VENV)/.test
 	$(BIN)/python -m clients.generate
 

@@ -1,7 +1,6 @@
 """Fixtures: an app on a temporary database, its client, tokens, and live gunicorn servers."""
 
 import contextlib
-import glob
 import os
 import shutil
 import uuid
@@ -10,17 +9,39 @@ from types import SimpleNamespace
 import pytest
 import redis
 from playwright.sync_api import sync_playwright
+from pytest_redis import factories
 from sqlalchemy import MetaData, create_engine, make_url
 
 from app import create_app
 from app.database import migrate
-from faults import PrivatePostgres, PrivateRedis
 from harness.worker import start_worker
 from helpers import TOKEN
 from liveserver import Servers
-from ratelimit_helpers import REDIS_URL_VARIABLE, address_prefix
+from local_servers import (
+    POSTGRES_URL_VARIABLE,
+    REDIS_URL_VARIABLE,
+    PostgresTemplate,
+    PrivatePostgres,
+    PrivateRedis,
+    postgres_binaries_or_skip,
+    redis_server,
+    redis_server_or_skip,
+)
+from ratelimit_helpers import address_prefix
 
-POSTGRES_URL_VARIABLE = "PLANTSTORE_TEST_POSTGRES_URL"
+# This pytest-xdist worker's Redis, when PLANTSTORE_TEST_REDIS_URL names none.
+worker_redis = factories.redis_proc(executable=redis_server())
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport():
+    """Under CI (CI=true) a skip is a failure: there every case must run, none pass by skipping."""
+    report = yield
+    under_ci = os.environ.get("CI", "").lower() in ("true", "1")
+    if under_ci and report.skipped and not hasattr(report, "wasxfail"):
+        report.outcome = "failed"
+        report.longrepr = f"skipped, which CI does not allow: {report.longrepr[2]}"
+    return report
 
 
 @contextlib.contextmanager
@@ -40,20 +61,31 @@ def _database_beside(url, suffix):
 
 
 @pytest.fixture(scope="session")
-def worker_postgres_url(worker_id):
-    """This pytest-xdist worker's own PostgreSQL database, made beside the one the URL names.
+def postgres_template():
+    """A PostgreSQL data folder made once per pytest-xdist worker, which servers start copies of."""
+    template = PostgresTemplate(postgres_binaries_or_skip("needs PostgreSQL's server binaries"))
+    yield template
+    template.remove()
 
-    Skips when PLANTSTORE_TEST_POSTGRES_URL is unset; a set URL that does not answer fails the
-    test: CI must not pass by skipping.
+
+@pytest.fixture(scope="session")
+def worker_postgres_url(request, worker_id):
+    """This pytest-xdist worker's own PostgreSQL database.
+
+    Beside the one PLANTSTORE_TEST_POSTGRES_URL names, if set: a set URL that does not answer
+    fails the test. Else on a server of the worker's own.
     """
     url = os.environ.get(POSTGRES_URL_VARIABLE)
     if not url:
-        pytest.skip(f"{POSTGRES_URL_VARIABLE} is not set")
-    if worker_id == "master":
+        postgres_binaries_or_skip(f"needs {POSTGRES_URL_VARIABLE} or PostgreSQL's server binaries")
+        server = PrivatePostgres(request.getfixturevalue("postgres_template"))
+        yield server.url
+        server.destroy()
+    elif worker_id == "master":
         yield url
-        return
-    with _database_beside(url, worker_id) as own:
-        yield own
+    else:
+        with _database_beside(url, worker_id) as own:
+            yield own
 
 
 @pytest.fixture
@@ -189,12 +221,9 @@ def start_workers(tmp_path):
 
 
 @pytest.fixture
-def private_postgres():
-    """A PostgreSQL server to stop and start; needs root and PostgreSQL's server binaries."""
-    bin_dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
-    if not bin_dirs or os.geteuid() != 0 or not shutil.which("runuser"):
-        pytest.skip("needs root, runuser and PostgreSQL's server binaries to run a private server")
-    server = PrivatePostgres(bin_dirs[-1])
+def private_postgres(postgres_template):
+    """A PostgreSQL server of the test's own, to stop and start; needs the server binaries."""
+    server = PrivatePostgres(postgres_template)
     yield server
     server.destroy()
 
@@ -221,11 +250,14 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def redis_url():
-    """The machine's Redis (PLANTSTORE_TEST_REDIS_URL); a set URL that does not answer fails."""
+def redis_url(request):
+    """The Redis that PLANTSTORE_TEST_REDIS_URL names (a set URL that does not answer fails),
+    else this pytest-xdist worker's own."""
     url = os.environ.get(REDIS_URL_VARIABLE)
     if not url:
-        pytest.skip(f"{REDIS_URL_VARIABLE} is not set (.ci/run sets it)")
+        redis_server_or_skip(f"needs {REDIS_URL_VARIABLE} or redis-server")
+        server = request.getfixturevalue("worker_redis")
+        url = f"redis://{server.host}:{server.port}/0"
     client = redis.Redis.from_url(url, socket_timeout=5)
     client.ping()
     yield url
@@ -246,9 +278,7 @@ def owned(redis_url):
 
 @pytest.fixture
 def private_redis(tmp_path):
-    """A redis-server of this test's own; needs PLANTSTORE_TEST_REDIS_URL like every Redis test."""
-    if not os.environ.get(REDIS_URL_VARIABLE):
-        pytest.skip(f"{REDIS_URL_VARIABLE} is not set (.ci/run sets it)")
-    server = PrivateRedis(tmp_path)
+    """A redis-server of the test's own, to stop, start and freeze; needs the program."""
+    server = PrivateRedis(redis_server_or_skip("needs redis-server"), tmp_path)
     yield server
     server.destroy()

@@ -8,7 +8,6 @@ from prometheus_client.parser import text_string_to_metric_families
 from helpers import TOKEN
 from liveserver import LiveServer
 
-REDIS_URL_VARIABLE = "PLANTSTORE_TEST_REDIS_URL"
 RATE_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
 # Longest a request may take on this shared machine when nothing is wrong, in seconds.
 BOUND = 2.0

@@ -170,10 +170,10 @@ def test_tag_added_on_retry_is_a_conflict(client, auth_headers):
     assert_error(post(client, auth_headers, {"id": 8, "name": "Aloe", "tag": "x"}), 409)
 
 
+# PostgreSQL queues writers itself: the writer lock is SQLite's alone.
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_sqlite_writers_of_the_host_take_turns(app, client, auth_headers):
     db = app.extensions["plantstore.db"]
-    if not db.is_sqlite:
-        pytest.skip("PostgreSQL queues writers itself")
     answers = []
     writer = threading.Thread(
         target=lambda: answers.append(post(client, auth_headers, {"id": 9, "name": "Ivy"}))
