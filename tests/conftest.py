@@ -12,7 +12,7 @@ from playwright.sync_api import sync_playwright
 from pytest_redis import factories
 from sqlalchemy import MetaData, create_engine, make_url
 
-from app import create_app
+from app import create_app, database
 from app.database import migrate
 from harness.worker import start_worker
 from helpers import TOKEN
@@ -128,13 +128,13 @@ def make_app(database_url):
         app = create_app(
             {"TESTING": True, "DATABASE_URL": database_url, "API_TOKENS": TOKEN, **settings}
         )
-        migrate.upgrade(app.extensions["plantstore.db"])
+        migrate.upgrade(database.of(app))
         apps.append(app)
         return app
 
     yield make
     for app in apps:
-        app.extensions["plantstore.db"].engine.dispose()
+        database.of(app).engine.dispose()
 
 
 @pytest.fixture

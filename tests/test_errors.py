@@ -6,6 +6,7 @@ import pytest
 from werkzeug.debug import DebuggedApplication
 from werkzeug.test import Client
 
+from app import database
 from helpers import assert_error
 
 
@@ -53,7 +54,7 @@ NO_SCHEMA = "database schema is not initialised or out of date"
 
 def _execute(app, *statements):
     """Run DDL on the app's database, behind the service's back."""
-    with app.extensions["plantstore.db"].engine.begin() as conn:
+    with database.of(app).engine.begin() as conn:
         for statement in statements:
             conn.exec_driver_sql(statement)
 
@@ -93,7 +94,7 @@ BROKEN_TRIGGER = {
 
 
 def test_other_sql_error_is_500_with_the_traceback_in_the_log(app, auth_headers, caplog):
-    _execute(app, *BROKEN_TRIGGER[app.extensions["plantstore.db"].dialect])
+    _execute(app, *BROKEN_TRIGGER[database.of(app).dialect])
     with caplog.at_level(logging.ERROR):
         response = app.test_client().post(
             "/plants",

@@ -3,7 +3,7 @@
 import pytest
 from sqlalchemy import create_engine, text
 
-from app import create_app
+from app import create_app, database
 from app.database import metadata
 from helpers import TOKEN
 from migration_helpers import DIALECT_WORDS, ROWS, SCHEMA_1_0
@@ -22,7 +22,7 @@ def bare_app(database_url):
     """The app on the test database, its schema left as the test makes it."""
     app = create_app({"TESTING": True, "DATABASE_URL": database_url, "API_TOKENS": TOKEN})
     yield app
-    app.extensions["plantstore.db"].engine.dispose()
+    database.of(app).engine.dispose()
 
 
 @pytest.fixture

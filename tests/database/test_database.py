@@ -3,6 +3,7 @@
 import pytest
 from sqlalchemy.exc import IntegrityError
 
+from app import database
 from app.database import Database, SchemaMissing, Unavailable
 from app.database.sql import driver_sql
 
@@ -12,7 +13,7 @@ INSERT = driver_sql("INSERT INTO plants (id, name) VALUES (:id, :name)")
 @pytest.fixture
 def db(app):
     """The app's Database, its schema created."""
-    return app.extensions["plantstore.db"]
+    return database.of(app)
 
 
 def test_a_transaction_commits_at_the_end_of_the_block(db):

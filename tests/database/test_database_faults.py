@@ -8,7 +8,7 @@ import time
 import pytest
 from sqlalchemy import make_url
 
-from app import create_app
+from app import create_app, database
 from faults import Holder
 from harness.client import http_request
 from harness.processes import wait_for
@@ -185,7 +185,7 @@ def test_writer_lock_file_that_cannot_be_made_is_503(auth_headers, tmp_path):
     )
     assert assert_error(response, 503) == "database unavailable"
     assert time.monotonic() - started < MARGIN
-    app.extensions["plantstore.db"].engine.dispose()
+    database.of(app).engine.dispose()
 
 
 @pytest.mark.e2e
@@ -219,7 +219,7 @@ def test_postgresql_sessions_keep_the_urls_options_and_get_the_timeouts(postgres
             "DATABASE_TIMEOUT": 3,
         }
     )
-    db = app.extensions["plantstore.db"]
+    db = database.of(app)
     with db.cursor() as cursor:
         cursor.execute(
             "SELECT current_setting('TimeZone'), current_setting('statement_timeout'), "

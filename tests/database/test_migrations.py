@@ -8,6 +8,7 @@ import sys
 import pytest
 from sqlalchemy import inspect, text
 
+from app import database
 from app.database import metadata, migrate
 from harness.processes import ROOT, wait_for
 from helpers import TOKEN
@@ -95,7 +96,7 @@ def schema_lock_waiters(bare_app, engine):
                 return conn.execute(text(query)).scalar()
 
         return waiting
-    lock_path = bare_app.extensions["plantstore.db"].writer_lock.path
+    lock_path = database.of(bare_app).writer_lock.path
     open(lock_path, "a").close()
     inode = f":{os.stat(lock_path).st_ino} "
 
@@ -116,7 +117,7 @@ def test_two_processes_upgrading_at_once_leave_one_schema(
         "PLANTSTORE_DATABASE_TIMEOUT": "60",
     }
     # Both start while the test holds the lock, so that both are inside upgrade when it ends.
-    with migrate.schema_lock(bare_app.extensions["plantstore.db"]):
+    with migrate.schema_lock(database.of(bare_app)):
         processes = [
             subprocess.Popen(
                 [sys.executable, "-m", "flask", "--app", "wsgi", "db", "upgrade"],
@@ -138,7 +139,7 @@ def test_two_processes_upgrading_at_once_leave_one_schema(
 
 
 def test_start_up_check_on_an_unreachable_database_logs_and_carries_on(unreachable_app, caplog):
-    unreachable_app.extensions["plantstore.schema"].check_at_start()
+    database.schema_of(unreachable_app).check_at_start()
     assert any("database schema not checked at start" in r.getMessage() for r in caplog.records)
     assert unreachable_app.test_client().get("/healthz").status_code == 503
 

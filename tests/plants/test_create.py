@@ -6,6 +6,7 @@ import threading
 
 import pytest
 
+from app import database
 from helpers import assert_error
 
 INT64_MIN = -(2**63)
@@ -173,7 +174,7 @@ def test_tag_added_on_retry_is_a_conflict(client, auth_headers):
 # PostgreSQL queues writers itself: the writer lock is SQLite's alone.
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_sqlite_writers_of_the_host_take_turns(app, client, auth_headers):
-    db = app.extensions["plantstore.db"]
+    db = database.of(app)
     answers = []
     writer = threading.Thread(
         target=lambda: answers.append(post(client, auth_headers, {"id": 9, "name": "Ivy"}))

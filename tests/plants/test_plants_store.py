@@ -2,6 +2,7 @@
 
 import pytest
 
+from app import database
 from app.plants import store
 
 PLANT = {"id": 7, "name": "Monstera", "tag": "tropical"}
@@ -10,7 +11,7 @@ PLANT = {"id": 7, "name": "Monstera", "tag": "tropical"}
 @pytest.fixture
 def db(app):
     """The app's Database, its schema created."""
-    return app.extensions["plantstore.db"]
+    return database.of(app)
 
 
 def test_create_stores_a_new_plant_once(db):

@@ -10,6 +10,7 @@ import time
 import pytest
 from sqlalchemy import select
 
+from app import database
 from app.auth import READ_WRITE
 from app.database import metadata, utcnow
 from app.tokens import store as token_store
@@ -89,9 +90,7 @@ def test_revoking_twice_is_harmless(runner, issue):
 
 def test_expired_token_is_refused(app, client):
     past = utcnow() - datetime.timedelta(seconds=1)
-    token_store.create(
-        app.extensions["plantstore.db"], "old", token_hash("pst_old"), READ_WRITE, past
-    )
+    token_store.create(database.of(app), "old", token_hash("pst_old"), READ_WRITE, past)
     response = client.get("/plants", headers=bearer("pst_old"))
     assert response.status_code == 401
     assert 'error="invalid_token"' in response.headers["WWW-Authenticate"]
@@ -122,7 +121,7 @@ def test_list_shows_everything_but_the_secret(runner, issue):
 
 def test_database_holds_no_token_in_plain_text(app, issue, tmp_path):
     token = issue("ci")
-    db = app.extensions["plantstore.db"]
+    db = database.of(app)
     with db.engine.connect() as conn:
         rows = repr([conn.execute(select(table)).all() for table in metadata.sorted_tables])
     db.engine.dispose()

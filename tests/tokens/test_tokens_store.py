@@ -4,6 +4,7 @@ import datetime
 
 import pytest
 
+from app import database
 from app.auth import READ_ONLY, READ_WRITE
 from app.database import utcnow
 from app.tokens import store
@@ -12,7 +13,7 @@ from app.tokens import store
 @pytest.fixture
 def db(app):
     """The app's Database, its schema created."""
-    return app.extensions["plantstore.db"]
+    return database.of(app)
 
 
 def test_a_created_token_is_found_by_its_hash_only(db):
