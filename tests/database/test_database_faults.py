@@ -174,11 +174,9 @@ def test_sqlite_locked_by_another_program_is_503_within_the_timeout(sqlite_serve
 
 
 def test_writer_lock_file_that_cannot_be_made_is_503(auth_headers, tmp_path):
-    database = tmp_path / "plantstore.sqlite"
+    path = tmp_path / "plantstore.sqlite"
     (tmp_path / "plantstore.sqlite-writer").mkdir()  # no file can be opened at that path
-    app = create_app(
-        {"TESTING": True, "DATABASE_URL": f"sqlite:///{database}", "API_TOKENS": TOKEN}
-    )
+    app = create_app({"TESTING": True, "DATABASE_URL": f"sqlite:///{path}", "API_TOKENS": TOKEN})
     started = time.monotonic()
     response = app.test_client().post(
         "/plants", json={"id": 1, "name": "Fern"}, headers=auth_headers
