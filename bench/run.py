@@ -23,6 +23,7 @@ import tempfile
 from sqlalchemy import create_engine, delete, insert
 
 from app.plants.store import plants
+from app.webhooks.fanout import events
 from app.webhooks.store import deliveries
 from bench import load, ratelimit, report, servers
 from harness import nginx
@@ -73,6 +74,7 @@ def prepare_database(folder):
     engine = create_engine(url)
     rows = [{"id": n, "name": f"plant {n}", "tag": "bench"} for n in range(1, PLANTS + 1)]
     with engine.begin() as conn:
+        conn.execute(delete(events))
         conn.execute(delete(deliveries))
         conn.execute(delete(plants))
         conn.execute(insert(plants), rows)

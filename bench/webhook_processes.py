@@ -33,6 +33,7 @@ WAITING = (
 )
 OLDEST_PENDING = f"SELECT MIN(created_at) FROM ({WAITING}) AS waiting"
 PENDING = f"SELECT COUNT(*) FROM ({WAITING}) AS waiting"
+WAITING_EVENTS = "SELECT COUNT(*) FROM events"
 DELIVERED = "SELECT COUNT(*) FROM deliveries WHERE status = 'delivered'"
 
 
@@ -73,7 +74,8 @@ class Worker(worker.Worker):
 
 
 class Outbox:
-    """The deliveries table, read directly (as an operator's query would) while the load runs."""
+    """The events and deliveries tables, read directly (as an operator's query would) while the
+    load runs."""
 
     def __init__(self, url):
         self.engine = create_engine(url)

@@ -30,7 +30,16 @@ import threading
 import time
 
 from bench import load, servers, webhook_report
-from bench.webhook_processes import CLOCK_TICKS, DELIVERED, PENDING, Outbox, Receiver, Worker
+from bench.webhook_processes import (
+    CLOCK_TICKS,
+    DELIVERED,
+    ECHO_MODULE,
+    PENDING,
+    WAITING_EVENTS,
+    Outbox,
+    Receiver,
+    Worker,
+)
 from bench.webhook_report import (
     CONNECTIONS,
     DURATION,
@@ -133,6 +142,7 @@ def isolation(env, folder, receiver, outbox):
         with servers.Gunicorn("wsgi:app", env, folder) as web, Worker(env, folder):
             web.wait_ready()
             answered = paced_creates(web.port, ISOLATION_CREATES, ISOLATION_RATE)
+            wait_for(lambda: outbox.scalar(WAITING_EVENTS) == 0, 60, "every event fanned out")
             ids = outbox.bodies(healthy)
             wait_for(
                 lambda: len(set(receiver.arrivals()) & set(ids)) == len(ids),
@@ -198,8 +208,11 @@ def scenarios(receiver):
 
 def main():
     """Measure every round, then print the table and save the figures."""
-    if not (load.installed() and nginx.binary()):
-        raise SystemExit("make bench-webhooks needs wrk and nginx: apt-get install wrk nginx-light")
+    if not (load.installed() and nginx.binary() and (nginx.MODULES / ECHO_MODULE).exists()):
+        raise SystemExit(
+            "make bench-webhooks needs wrk, nginx and its echo module: "
+            "apt-get install wrk nginx-light libnginx-mod-http-echo"
+        )
     database = "postgresql" if DATABASE_URL else "sqlite"
     with tempfile.TemporaryDirectory(prefix="plantstore-bench-webhooks-") as tmp:
         folder = pathlib.Path(tmp)

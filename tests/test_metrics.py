@@ -71,8 +71,10 @@ def test_webhook_gauges_are_read_from_the_database_per_receiver(make_app, auth_h
     failed = ("plantstore_webhook_deliveries", frozenset({**receiver, "status": "failed"}.items()))
     assert scrape(client)[pending] == 0
     client.post("/plants", json={"id": 1, "name": "Fern"}, headers=auth_headers)
-    # Another app on the same database (another host) sees the same backlog.
-    page = scrape(make_app().test_client())
+    # Another app on the same database and receivers (another host) sees the same backlog.
+    page = scrape(
+        make_app(WEBHOOK_URLS="http://127.0.0.1:9/hook", WEBHOOK_SECRET="s").test_client()
+    )
     assert page[pending] == 1
     assert page[failed] == 0
     assert page[("plantstore_webhook_oldest_pending_seconds", frozenset(receiver.items()))] >= 0

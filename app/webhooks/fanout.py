@@ -38,14 +38,16 @@ def publish(db, cursor, event_type, body, created_at):
 
 def fan_out(db, cursor, urls, limit):
     """Turn up to limit of the oldest events into one pending delivery per receiver URL, in the
-    cursor's transaction, and delete them; how many events there were.
+    cursor's transaction, and delete them. With no URL, the events wait.
 
     A delivery keeps its event's creation time, so that its age counts from the change.
     """
+    if not urls:
+        return
     cursor.execute(OLDEST[db.dialect], {"limit": limit})
     rows = cursor.fetchall()
     if not rows:
-        return 0
+        return
     deliveries = [
         {
             "id": uuid.uuid4().hex,
@@ -60,10 +62,8 @@ def fan_out(db, cursor, urls, limit):
         for _, event_type, body, created_at in rows
         for url in urls
     ]
-    if deliveries:
-        cursor.executemany(store.INSERT[db.dialect], deliveries)
+    cursor.executemany(store.INSERT[db.dialect], deliveries)
     cursor.executemany(DELETE[db.dialect], [{"id": row[0]} for row in rows])
-    return len(rows)
 
 
 def waiting(db):

@@ -27,10 +27,11 @@ class Receivers:
     A receiver's window follows it as TCP's congestion window does: each 2xx while it has a
     backlog adds 1/window (one slot per window of answers, up to RECEIVER_CONCURRENCY_MAX), so a
     receiver far away gets the attempts in flight its distance needs; a failure or a timeout
-    halves it, and never leaves it above RECEIVER_CONCURRENCY, so a receiver that hangs or
-    fails holds few slots. A receiver that answers holds up to ``claim_batch`` claimed
-    deliveries, so that one claim feeds its slots for a while; any other holds no more than its
-    window, so that it never sits on deliveries it cannot send.
+    puts it back to RECEIVER_CONCURRENCY, as a timeout resets TCP's, so a receiver that hangs or
+    fails holds those few slots, and is still tried on its schedule. A receiver that answers
+    holds up to ``claim_batch`` claimed deliveries, so that one claim feeds its slots for a
+    while; any other holds no more than its window, so that it never sits on deliveries it
+    cannot send.
     """
 
     def __init__(self, config):
@@ -91,7 +92,7 @@ class Receivers:
         self.in_flight -= 1
         receiver.answering = answered
         if not answered:
-            receiver.window = max(1.0, min(self.base, receiver.window / 2))
+            receiver.window = self.base
         elif receiver.queue and receiver.window < self.most:
             receiver.window = min(self.most, receiver.window + 1 / receiver.window)
 

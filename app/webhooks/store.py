@@ -1,4 +1,4 @@
-"""The deliveries table (the webhook outbox) and all its SQL, on driver cursors."""
+"""The deliveries table, one row per event and receiver, and all its SQL, on driver cursors."""
 
 from sqlalchemy import Column, Index, Integer, String, Table, Text, insert
 

@@ -25,9 +25,10 @@ def per_receiver(db, configured):
     now = utcnow()
     waiting, oldest_event = fanout.waiting(db)
     age = (now - oldest_event).total_seconds() if waiting else 0.0
-    receivers = {
-        receiver_name(url): ReceiverSummary(pending=waiting, oldest_age=age) for url in configured
-    }
+    receivers = {}
+    for url in configured:  # each URL gets its delivery of a waiting event
+        receiver = receivers.setdefault(receiver_name(url), ReceiverSummary(oldest_age=age))
+        receiver.pending += waiting
     for (url, status), (count, oldest) in store.by_receiver(db).items():
         receiver = receivers.setdefault(receiver_name(url), ReceiverSummary())
         if status == store.FAILED:

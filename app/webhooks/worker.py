@@ -34,8 +34,9 @@ FANOUT_BATCH = 500
 
 
 class Worker:
-    """Sends due deliveries concurrently: at most CONCURRENCY attempts, RECEIVER_CONCURRENCY
-    per receiver, so a receiver that hangs or fails can only hold its own slots."""
+    """Fans events out and sends due deliveries concurrently: at most CONCURRENCY attempts, and
+    each receiver's window (receivers.py), so a receiver that hangs or fails can only hold its
+    own few slots."""
 
     def __init__(self, app):
         config = app.config

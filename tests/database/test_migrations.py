@@ -169,8 +169,8 @@ def test_downgrading_the_events_revision_refuses_while_an_event_waits(engine, cl
     result = cli("db", "downgrade", f"{EVENTS_REVISION}-1")
     assert result.exit_code == 1
     assert result.output == (
-        "Error: 1 event(s) wait to be fanned out: run the webhook worker until `webhooks status` "
-        "shows them delivered, then downgrade\n"
+        "Error: 1 event(s) wait to be fanned out: run the webhook worker until none waits, "
+        "then downgrade\n"
     )
     assert revisions(engine) == {HEAD}
     assert len(rows(engine)["events"]) == 1

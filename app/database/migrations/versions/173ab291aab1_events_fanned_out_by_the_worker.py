@@ -34,7 +34,7 @@ def downgrade():
     waiting = op.get_bind().execute(sa.text("SELECT COUNT(*) FROM events")).scalar()
     if waiting:
         raise CommandError(
-            f"{waiting} event(s) wait to be fanned out: run the webhook worker until "
-            "`webhooks status` shows them delivered, then downgrade"
+            f"{waiting} event(s) wait to be fanned out: run the webhook worker until none "
+            "waits, then downgrade"
         )
     op.drop_table("events")
