@@ -5,6 +5,8 @@ import subprocess
 import sys
 import threading
 
+from app import create_app, database
+from app.database import migrate
 from harness.client import CONNECTION_ERRORS, http_request
 from harness.gunicorn import Gunicorn
 from harness.processes import ROOT, wait_for
@@ -94,8 +96,12 @@ class Servers:
         self.token = token
         self.servers = []
 
-    def start(self, database_url, workers=2, release=True, **env):
-        """Start one instance on database_url with extra PLANTSTORE_* settings; return it."""
+    def start(self, database_url, workers=1, release=True, **env):
+        """Start one instance on database_url with extra PLANTSTORE_* settings; return it.
+
+        One gunicorn worker unless a test needs more: each is a Python process importing the
+        app, which the whole suite pays for on two cores.
+        """
         env = {
             "PLANTSTORE_DATABASE_URL": database_url,
             "PLANTSTORE_API_TOKENS": self.token,
@@ -113,6 +119,14 @@ class Servers:
             server.stop()
 
 
+def upgrade(database_url):
+    """What the release step (`flask --app wsgi init-db`) does, in this process: it spares a
+    process importing the app for every server (the command itself has tests of its own)."""
+    app = create_app({"DATABASE_URL": database_url})
+    migrate.upgrade(database.of(app))
+    database.of(app).engine.dispose()
+
+
 class LiveServer(Gunicorn):
     """One gunicorn master with its workers, with extra settings env and the token on /plants."""
 
@@ -125,7 +139,7 @@ class LiveServer(Gunicorn):
         """Run the Procfile's release step, start gunicorn, and wait until /healthz answers
         (200 after the release step; anything without it)."""
         if release:
-            self.cli("init-db")
+            upgrade(self.env["PLANTSTORE_DATABASE_URL"])
         super().start()
         self.wait_ready("/healthz", statuses={200} if release else {200, 503})
 

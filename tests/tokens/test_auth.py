@@ -74,7 +74,8 @@ def test_no_token_configured_refuses_everything_and_says_how(make_app, caplog):
 def test_each_gunicorn_worker_says_at_start_how_to_make_a_token_when_none_exists(
     live_server, tmp_path
 ):
-    server = live_server(f"sqlite:///{tmp_path / 'plantstore.sqlite'}", PLANTSTORE_API_TOKENS="")
+    url = f"sqlite:///{tmp_path / 'plantstore.sqlite'}"
+    server = live_server(url, workers=2, PLANTSTORE_API_TOKENS="")
     wait_for(lambda: server.log().count("tokens create NAME") == 2, 10, server.log)
     started = time.monotonic()
     response = server.request("POST", "/plants", PLANT)
