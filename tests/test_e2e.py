@@ -99,7 +99,8 @@ def test_malformed_framing_is_400_and_stores_nothing(framing_server, request_byt
 
 
 def test_idle_kept_alive_clients_take_no_thread(live_server, database_url):
-    server = live_server(database_url)
+    # Two workers, as deployed on two cores: sync workers linger on each idle client in turn.
+    server = live_server(database_url, workers=2)
     held = []
     try:
         for _ in range(40):
