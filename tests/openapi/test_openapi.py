@@ -144,6 +144,11 @@ def test_every_operation_has_a_declared_tag_a_description_and_an_id(client):
     assert len({operation["operationId"] for operation in operations}) == len(operations)
 
 
+def test_the_document_lists_the_resources_a_client_came_for_first(client):
+    tags = [tag["name"] for tag in client.get("/openapi.json").get_json()["tags"]]
+    assert tags == ["plants", "health", "openapi"]
+
+
 def test_every_schema_and_request_body_has_an_example(client):
     document = client.get("/openapi.json").get_json()
     for schema in document["components"]["schemas"].values():
