@@ -78,7 +78,7 @@ def auth_error(status):
         raise Unauthorized(
             "The bearer token is unknown, revoked or expired.", www_authenticate=(challenge,)
         )
-    raise Unauthorized("A bearer token is required.", www_authenticate=(challenge,))
+    raise Unauthorized(UNAUTHORIZED[2], www_authenticate=(challenge,))
 
 
 def required(role=None):

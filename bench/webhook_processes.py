@@ -61,9 +61,6 @@ class Receiver(nginx.Nginx):
         """CPU time of nginx's master and workers so far, in clock ticks."""
         return servers.family_ticks(self.process.pid)
 
-    def __exit__(self, *exc_info):
-        self.stop()
-
 
 class Worker(worker.Worker):
     """The Procfile's worker line, with its log in folder."""

@@ -47,10 +47,3 @@ class Gunicorn(Child):
         """Everything gunicorn and the app wrote so far."""
         paths = [self.log_path] if self.error_path is None else [self.log_path, self.error_path]
         return "".join(path.read_text(errors="replace") for path in paths)
-
-    def __enter__(self):
-        self.start()
-        return self
-
-    def __exit__(self, *exc_info):
-        self.stop()

@@ -74,7 +74,7 @@ class Child:
     """A server that spawn() started, with what it wrote in a log; stopped by stop().
 
     Subclasses set ``process``, ``port`` when they serve, ``log()``, and how they are asked to
-    stop.
+    stop; a ``with`` block starts the process and stops it.
     """
 
     name = "process"
@@ -85,6 +85,17 @@ class Child:
     def log(self):
         """What the process wrote so far."""
         raise NotImplementedError
+
+    def start(self):
+        """Start the process."""
+        raise NotImplementedError
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.stop()
 
     def check_running(self):
         """Fail with the log when the process has exited."""

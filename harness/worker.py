@@ -35,10 +35,3 @@ class Worker(Child):
     def _delivering(self):
         self.check_running()
         return "Delivering webhooks" in self.log()
-
-    def __enter__(self):
-        self.start()
-        return self
-
-    def __exit__(self, *exc_info):
-        self.stop()

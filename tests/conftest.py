@@ -40,7 +40,9 @@ def pytest_runtest_makereport():
     under_ci = os.environ.get("CI", "").lower() in ("true", "1")
     if under_ci and report.skipped and not hasattr(report, "wasxfail"):
         report.outcome = "failed"
-        report.longrepr = f"skipped, which CI does not allow: {report.longrepr[2]}"
+        # A skip's longrepr is (path, line, reason); a reason alone where a plugin made it.
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.longrepr = f"skipped, which CI does not allow: {reason}"
     return report
 
 
