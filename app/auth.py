@@ -5,6 +5,7 @@ Who a token belongs to is the tokens feature's to say: it plugs its lookup in wi
 rate limit counted once the caller is known, and what the document says of each.
 """
 
+import functools
 from typing import NamedTuple
 
 from flask import current_app
@@ -16,6 +17,9 @@ from . import apidoc, ratelimit
 REALM = "plantstore"
 READ_WRITE = "read-write"
 READ_ONLY = "read-only"
+ADMIN = "admin"
+# The roles each scope holds: admin may do everything read-write may.
+ROLES = {READ_ONLY: (READ_ONLY,), READ_WRITE: (READ_WRITE,), ADMIN: (ADMIN, READ_WRITE)}
 # Where the app keeps the lookup: token -> Caller or None.
 LOOKUP = "plantstore.token_lookup"
 
@@ -27,7 +31,11 @@ UNAUTHORIZED = (
     "No bearer token, or one that is unknown, revoked or expired.",
     "A bearer token is required.",
 )
-FORBIDDEN = (403, "The token is read-only.", "This token is read-only.")
+# The 403 of an operation that needs a role, by role.
+FORBIDDEN = {
+    READ_WRITE: (403, "The token is read-only.", "This token is read-only."),
+    ADMIN: (403, "The token has no admin scope.", "This operation needs an admin token."),
+}
 # The token is looked up in the database.
 UNAVAILABLE = 503
 
@@ -58,17 +66,9 @@ def verify_token(token):
     return caller
 
 
-@auth.get_user_roles
-def get_user_roles(caller):
-    """A caller's one role is its scope."""
-    return caller.scope
-
-
 @auth.error_handler
 def auth_error(status):
-    """Hand 401 and 403 to the one error handler, with the Bearer challenge on a 401."""
-    if status == 403:
-        raise Forbidden(FORBIDDEN[2])
+    """Hand a 401 to the one error handler, with the Bearer challenge."""
     limits = current_app.extensions.get(ratelimit.EXTENSION)
     if limits is not None:
         limits.check_refused()  # past its address's limit, a 429 instead
@@ -89,8 +89,22 @@ def required(role=None):
     """
 
     def decorator(view):
-        guarded = apidoc.secured(ratelimit.documented(auth.login_required(role=role)(view)))
+        if role:
+            view = _needs(role, view)
+        guarded = apidoc.secured(ratelimit.documented(auth.login_required(view)))
         guarded = apidoc.error(*UNAUTHORIZED)(apidoc.errors(UNAVAILABLE)(guarded))
-        return apidoc.error(*FORBIDDEN)(guarded) if role else guarded
+        return apidoc.error(*FORBIDDEN[role])(guarded) if role else guarded
 
     return decorator
+
+
+def _needs(role, view):
+    message = FORBIDDEN[role][2]
+
+    @functools.wraps(view)
+    def with_role(*args, **kwargs):
+        if role not in ROLES[auth.current_user().scope]:
+            raise Forbidden(message)
+        return view(*args, **kwargs)
+
+    return with_role

@@ -1,6 +1,9 @@
 """Settings: defaults, then ``PLANTSTORE_*`` environment variables, checked once at start-up."""
 
+import base64
+import binascii
 import difflib
+import ipaddress
 import os
 import re
 from urllib.parse import urlsplit
@@ -46,6 +49,14 @@ DEFAULTS = {
     # Seconds a delivered delivery is kept, and how many old ones one transaction deletes.
     "WEBHOOK_RETENTION": 7 * 24 * 3600,
     "WEBHOOK_RETENTION_BATCH": 1000,
+    # Endpoints registered through the API: CIDRs they may reach although not public; how many
+    # at most; seconds an old secret still signs; seconds of failures before one is disabled.
+    "WEBHOOK_ALLOWED_NETWORKS": "",
+    "WEBHOOK_MAX_ENDPOINTS": 100,
+    "WEBHOOK_SECRET_OVERLAP": 24 * 3600,
+    "WEBHOOK_DISABLE_AFTER": 5 * 24 * 3600,
+    # Fernet keys that endpoint secrets are stored encrypted with: the first encrypts.
+    "WEBHOOK_KEYS": "",
     "LOG_FORMAT": "text",
     "METRICS_TOKEN": "",
     # Rate limits, as flask-limiter writes them ("100/second"); empty means no limit.
@@ -161,6 +172,7 @@ def _check_webhooks(config):
         "WEBHOOK_RECEIVER_CONCURRENCY",
         "WEBHOOK_CLAIM_BATCH",
         "WEBHOOK_RETENTION_BATCH",
+        "WEBHOOK_MAX_ENDPOINTS",
     ):
         require_int(config, key, minimum=1)
     require_int(
@@ -172,8 +184,12 @@ def _check_webhooks(config):
         "WEBHOOK_TIMEOUT",
         "WEBHOOK_POLL_INTERVAL",
         "WEBHOOK_RETENTION",
+        "WEBHOOK_SECRET_OVERLAP",
+        "WEBHOOK_DISABLE_AFTER",
     ):
         require_seconds(config, key)
+    config["WEBHOOK_ALLOWED_NETWORKS"] = _networks(config["WEBHOOK_ALLOWED_NETWORKS"])
+    config["WEBHOOK_KEYS"] = _fernet_keys(config["WEBHOOK_KEYS"])
     config["WEBHOOK_URLS"] = _webhook_urls(config["WEBHOOK_URLS"])
     if config["WEBHOOK_URLS"] and not config["WEBHOOK_SECRET"]:
         raise invalid(
@@ -192,6 +208,38 @@ def _webhook_urls(value):
                 "PLANTSTORE_WEBHOOK_URLS", "comma-separated http(s) URLs with a host", value
             )
     return tuple(urls)
+
+
+def _networks(value):
+    networks = []
+    for cidr in split_list(value, "WEBHOOK_ALLOWED_NETWORKS"):
+        try:
+            networks.append(ipaddress.ip_network(cidr, strict=False))
+        except ValueError:
+            raise invalid(
+                "PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS", "comma-separated CIDRs", value
+            ) from None
+    return tuple(networks)
+
+
+def _fernet_keys(value):
+    keys = split_list(value, "WEBHOOK_KEYS")
+    for number, key in enumerate(keys, start=1):
+        # The key itself is never shown: the message may end up in a log.
+        if not isinstance(key, str) or len(_urlsafe_b64decode(key)) != 32:
+            raise ConfigError(
+                f"PLANTSTORE_WEBHOOK_KEYS: key #{number} is not a Fernet key (the url-safe "
+                "base64 of 32 bytes, as Fernet.generate_key() prints it)"
+            )
+    return tuple(keys)
+
+
+def _urlsafe_b64decode(text):
+    # The check Fernet makes of a key, without loading cryptography in every process.
+    try:
+        return base64.urlsafe_b64decode(text.encode("ascii"))
+    except (ValueError, binascii.Error):
+        return b""
 
 
 def _database_url(value):

@@ -95,7 +95,7 @@ class Outbox:
 
     def bodies(self, url):
         """{delivery id: plant id} of the deliveries to url."""
-        query = text("SELECT id, body FROM deliveries WHERE url = :url")
+        query = text("SELECT id, body FROM deliveries WHERE receiver = :url")
         with self.engine.connect() as conn:
             return {row.id: json.loads(row.body)["id"] for row in conn.execute(query, {"url": url})}
 

@@ -2,12 +2,16 @@
 events a change of a plant announces."""
 
 from .. import headers, metrics
+from ..events import declare
+from .events import EVENT_TYPES
 from .routes import CREATED_COUNTER, bp
 
 
 def init_app(app):
-    """Serve /plants; no cache may keep its answers, errors included. Count new plants."""
+    """Serve /plants; no cache may keep its answers, errors included. Count new plants, and
+    declare the events a change announces."""
     app.register_blueprint(bp)
+    declare(app, EVENT_TYPES)
     headers.no_store(app, bp.url_prefix)
     app.extensions[CREATED_COUNTER] = metrics.of(app).counter(
         "plantstore_plants_created", "Plants newly stored (not replays)."

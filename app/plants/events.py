@@ -1,15 +1,25 @@
 """The events plants announce, and their bodies."""
 
 from ..events import EventType
-from .schemas import NewPlantSchema
+from .schemas import NewPlantSchema, StoredPlantSchema
 
 CREATED = EventType(
     name="plant.created",
     summary="A plant was created.",
-    description="Sent once a new plant is stored (never for a replayed create), to every "
-    "receiver, with the NewPlant as its JSON body.",
+    description="Sent once a new plant is stored (never for a replayed create), to the "
+    "operator's receivers and to every endpoint subscribed to it, with the NewPlant as its "
+    "JSON body.",
     operation_id="plantCreated",
     body=NewPlantSchema,
+    operator=True,
+)
+DELETED = EventType(
+    name="plant.deleted",
+    summary="A plant was deleted.",
+    description="Sent once a plant is deleted (a 204), to every endpoint subscribed to it, "
+    "with the StoredPlant that was deleted as its JSON body.",
+    operation_id="plantDeleted",
+    body=StoredPlantSchema,
 )
 
-EVENT_TYPES = (CREATED,)
+EVENT_TYPES = (CREATED, DELETED)

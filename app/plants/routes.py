@@ -101,7 +101,7 @@ def delete_plant(plant_id):
     Needs a read-write token. The deletion is final: the id is free again for a new plant.
     404 when there is no plant with this id.
     """
-    if not store.delete(get_db(), plant_id):
+    if not store.delete(get_db(), plant_id, events.outbox()):
         raise NotFound(NO_SUCH_PLANT)
     response = Response(status=204)
     del response.headers["Content-Type"]  # there is no body to describe

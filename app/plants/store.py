@@ -1,12 +1,13 @@
 """The plants table and its SQL: the service's hot path."""
 
 import enum
+import functools
 
 from sqlalchemy import BigInteger, Column, String, Table, func
 
 from ..database import driver_sql, metadata
 from ..database.sql import UTCDateTime
-from .events import CREATED
+from .events import CREATED, DELETED
 
 plants = Table(
     "plants",
@@ -27,30 +28,40 @@ class Outcome(enum.Enum):
 
 
 # RETURNING tells whether the row went in: psycopg reports no rowcount for ON CONFLICT.
-INSERT = driver_sql(
+INSERT_SQL = (
     "INSERT INTO plants (id, name, tag) VALUES (:id, :name, :tag) "
     "ON CONFLICT (id) DO NOTHING RETURNING id"
 )
+INSERT = driver_sql(INSERT_SQL)
 SELECT_ONE = driver_sql("SELECT id, name, tag FROM plants WHERE id = :id")
 SELECT_PAGE = driver_sql("SELECT id, name, tag FROM plants ORDER BY id LIMIT :limit")
 SELECT_PAGE_AFTER = driver_sql(
     "SELECT id, name, tag FROM plants WHERE id > :after ORDER BY id LIMIT :limit"
 )
-DELETE = driver_sql("DELETE FROM plants WHERE id = :id")
+DELETE_SQL = "DELETE FROM plants WHERE id = :id RETURNING id, name, tag"
+DELETE = driver_sql(DELETE_SQL)
+
+
+@functools.cache
+def _announcing(sql, wanted):
+    # sql whose RETURNING also says whether anybody wants the event (wanted: the outbox's SQL).
+    return driver_sql(f"{sql}, {wanted}")
 
 
 def create(db, plant, outbox=None):
     """Store plant unless its id exists; compare with the stored one if it does.
 
     A new plant is announced to the outbox (plant.created, with plant as its body) in the same
-    transaction: both are kept, or neither.
+    transaction, when anybody would receive it: both are kept, or neither.
     """
     values = {"id": plant["id"], "name": plant["name"], "tag": plant.get("tag")}
+    insert = INSERT if outbox is None else _announcing(INSERT_SQL, outbox.wanted(CREATED))
     while True:
         with db.transaction() as cursor:
-            cursor.execute(INSERT[db.dialect], values)
-            if cursor.fetchall():
-                if outbox is not None:
+            cursor.execute(insert[db.dialect], values)
+            inserted = cursor.fetchall()
+            if inserted:
+                if outbox is not None and inserted[0][1]:
                     outbox.publish(cursor, CREATED, plant)
                 return Outcome.CREATED, values
             # The conflicting row is committed: PostgreSQL waited for it, SQLite holds the lock.
@@ -86,8 +97,19 @@ def page(db, after, limit):
     return rows[:limit], len(rows) > limit
 
 
-def delete(db, plant_id):
-    """Delete the plant with this id; False if there was none."""
+def delete(db, plant_id, outbox=None):
+    """Delete the plant with this id; False if there was none.
+
+    The deletion is announced to the outbox (plant.deleted, with the StoredPlant as its body)
+    in the same transaction, when anybody would receive it.
+    """
+    statement = DELETE if outbox is None else _announcing(DELETE_SQL, outbox.wanted(DELETED))
     with db.transaction() as cursor:
-        cursor.execute(DELETE[db.dialect], {"id": plant_id})
-        return cursor.rowcount == 1
+        cursor.execute(statement[db.dialect], {"id": plant_id})
+        deleted = cursor.fetchall()
+        if deleted and outbox is not None and deleted[0][3]:
+            plant = _plant(deleted[0][:3])
+            if plant["tag"] is None:
+                del plant["tag"]  # a StoredPlant omits a missing tag
+            outbox.publish(cursor, DELETED, plant)
+        return bool(deleted)

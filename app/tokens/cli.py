@@ -6,7 +6,7 @@ import secrets
 
 import click
 
-from ..auth import READ_ONLY, READ_WRITE
+from ..auth import ADMIN, READ_ONLY, READ_WRITE
 from ..database import get_db, utcnow
 from ..database.command import Group
 from . import store as token_store
@@ -40,6 +40,7 @@ def _when(value):
 @tokens_cli.command("create")
 @click.argument("name")
 @click.option("--read-only", is_flag=True, help="Allow GET only; POST and DELETE get 403.")
+@click.option("--admin", is_flag=True, help="Allow /webhooks too, besides every /plants operation.")
 @click.option(
     "--expires-in",
     "expires_at",
@@ -48,12 +49,14 @@ def _when(value):
     metavar="DAYS",
     help="Expire after this many days (fractions allowed); default never.",
 )
-def create_command(name, read_only, expires_at):
+def create_command(name, read_only, admin, expires_at):
     """Create a token; it is printed once, alone on the last line."""
     if not 1 <= len(name) <= 100 or not name.isprintable():
         raise click.BadParameter("1 to 100 printable characters", param_hint="NAME")
+    if read_only and admin:
+        raise click.UsageError("--read-only and --admin exclude each other")
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    scope = READ_ONLY if read_only else READ_WRITE
+    scope = READ_ONLY if read_only else ADMIN if admin else READ_WRITE
     try:
         token_store.create(get_db(), name, token_hash(token), scope, expires_at)
     except token_store.DuplicateName:

@@ -9,10 +9,9 @@ from .outbox import Outbox
 
 
 def init_app(app):
-    """Take published events when receivers are configured; register the webhooks command
-    group and the per-receiver gauges of /metrics."""
+    """Take published events; register the webhooks command group and the per-receiver
+    gauges of /metrics."""
     db, urls = database.of(app), app.config["WEBHOOK_URLS"]
-    if urls:
-        events.set_outbox(app, Outbox(db))
+    events.set_outbox(app, Outbox(db, urls))
     app.cli.add_command(webhooks_cli)
     metrics.of(app).registry.register(DeliveryCollector(db, urls, app.logger))

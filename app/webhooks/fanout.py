@@ -7,7 +7,7 @@ from sqlalchemy import BigInteger, Column, Integer, String, Table, Text
 
 from ..database import driver_sql, metadata
 from ..database.sql import UTCDateTime, skip_locked
-from . import store
+from . import endpoints, store
 
 # Published events not yet fanned out: the cheapest row SQLite has (a rowid key, no other
 # index), deleted once its deliveries are written.
@@ -27,6 +27,8 @@ INSERT = driver_sql(
 # The oldest events first; another worker's are skipped, not waited for.
 OLDEST = skip_locked("SELECT id, type, body, created_at FROM events ORDER BY id LIMIT :limit")
 DELETE = driver_sql("DELETE FROM events WHERE id = :id")
+# The last_error of a delivery to an endpoint disabled between its event and its fan-out.
+DISABLED = "endpoint disabled before the event was fanned out"
 WAITING = driver_sql("SELECT COUNT(*), MIN(created_at) FROM events")
 
 
@@ -36,33 +38,43 @@ def publish(db, cursor, event_type, body, created_at):
     cursor.execute(INSERT[db.dialect], values)
 
 
-def fan_out(db, cursor, urls, limit):
-    """Turn up to limit of the oldest events into one pending delivery per receiver URL, in the
-    cursor's transaction, and delete them. With no URL, the events wait.
+def fan_out(db, cursor, urls, operator_types, limit):
+    """Turn up to limit of the oldest events into one delivery per receiver, in the cursor's
+    transaction, and delete them.
 
-    A delivery keeps its event's creation time, so that its age counts from the change.
+    The operator's receivers (urls) get the events of operator_types (names); each endpoint
+    gets those it was subscribed to and enabled for when they were written (endpoints.py),
+    failed when it has been disabled since. A delivery keeps its event's creation time, so that
+    its age counts from the change.
     """
-    if not urls:
-        return
     cursor.execute(OLDEST[db.dialect], {"limit": limit})
     rows = cursor.fetchall()
     if not rows:
         return
-    deliveries = [
-        {
-            "id": uuid.uuid4().hex,
-            "url": url,
-            "event": event_type,
-            "body": body,
-            "status": store.PENDING,
-            "attempts": 0,
-            "created_at": created_at,
-            "next_attempt_at": created_at,
-        }
-        for _, event_type, body, created_at in rows
-        for url in urls
-    ]
-    cursor.executemany(store.INSERT[db.dialect], deliveries)
+    subscriptions = endpoints.subscriptions(db, cursor)
+    deliveries = []
+    for _, event_type, body, created_at in rows:
+        receivers = [(url, True) for url in urls] if event_type in operator_types else []
+        at = db.read_time(created_at)
+        receivers += [
+            (each.id, each.enabled) for each in subscriptions if each.takes(event_type, at)
+        ]
+        deliveries += [
+            {
+                "id": uuid.uuid4().hex,
+                "receiver": receiver,
+                "event": event_type,
+                "body": body,
+                "status": store.PENDING if enabled else store.FAILED,
+                "attempts": 0,
+                "created_at": created_at,
+                "next_attempt_at": created_at,
+                "last_error": None if enabled else DISABLED,
+            }
+            for receiver, enabled in receivers
+        ]
+    if deliveries:
+        cursor.executemany(store.INSERT[db.dialect], deliveries)
     cursor.executemany(DELETE[db.dialect], [{"id": row[0]} for row in rows])
 
 

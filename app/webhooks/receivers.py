@@ -67,7 +67,7 @@ class Receivers:
         """Queue claimed Deliveries to be sent by send_by (time.monotonic()): after that, their
         lease could end before their attempt does."""
         for delivery in claimed:
-            self.by_url[delivery.url].queue.append((send_by, delivery))
+            self.by_url[delivery.receiver].queue.append((send_by, delivery))
 
     def ready(self, expired):
         """Take every queued delivery that a free slot can send now, as (receiver, delivery);

@@ -11,7 +11,8 @@ class Delivery(NamedTuple):
     """A claimed delivery, to be attempted: attempts counts this attempt too."""
 
     id: str
-    url: str
+    # An operator's URL, or an endpoint's id.
+    receiver: str
     event: str
     body: str
     attempts: int
@@ -19,11 +20,13 @@ class Delivery(NamedTuple):
 
 class Outcome(NamedTuple):
     """How an attempt ended: error is None when a 2xx answered; retry_at is when the next
-    attempt is due, None when there is none (delivered, or no attempts left)."""
+    attempt is due, None when there is none (delivered, or no attempts left); response_status
+    is the answer's status, None when there was no answer."""
 
     id: str
     error: str | None
     retry_at: datetime.datetime | None
+    response_status: int | None = None
 
 
 class Retries:

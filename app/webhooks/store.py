@@ -1,4 +1,5 @@
-"""The deliveries table, one row per event and receiver, and all its SQL, on driver cursors."""
+"""The deliveries table, one row per event and receiver, and the worker's SQL, on driver
+cursors. A receiver is an operator's URL (PLANTSTORE_WEBHOOK_URLS) or an endpoint's id."""
 
 from sqlalchemy import Column, Index, Integer, String, Table, Text, insert
 
@@ -14,7 +15,8 @@ deliveries = Table(
     "deliveries",
     metadata,
     Column("id", String(32), primary_key=True),
-    Column("url", Text, nullable=False),
+    # The operator's receiver URL, or the id of an endpoint registered through the API.
+    Column("receiver", Text, nullable=False),
     Column("event", String(50), nullable=False),
     # The exact bytes that are signed and sent, on every attempt.
     Column("body", Text, nullable=False),
@@ -26,20 +28,36 @@ deliveries = Table(
     Column("claimed_until", UTCDateTime),
     Column("delivered_at", UTCDateTime),
     Column("last_error", Text),
+    Column("last_attempt_at", UTCDateTime),
+    # The status of the last answer; None when there was none (refused, timed out).
+    Column("response_status", Integer),
     # Each receiver's deliveries by status and time: its due ones, claimed apart from every
     # other receiver's, and its old delivered ones (a delivered row's next_attempt_at is when
     # it was delivered), for the retention: one index, so a create writes one page fewer.
-    Index("deliveries_receiver_due", "url", "status", "next_attempt_at"),
+    Index("deliveries_receiver_due", "receiver", "status", "next_attempt_at"),
+    # An endpoint's log, newest first, a page at a time.
+    Index("deliveries_receiver_created", "receiver", "created_at"),
 )
 
-NEW = ("id", "url", "event", "body", "status", "attempts", "created_at", "next_attempt_at")
+NEW = (
+    "id",
+    "receiver",
+    "event",
+    "body",
+    "status",
+    "attempts",
+    "created_at",
+    "next_attempt_at",
+    "last_error",
+)
 INSERT = driver_sql(insert(deliveries), column_keys=NEW)
 
 
 # Due or lost (lease run out) deliveries of one receiver, most overdue first.
 DUE = skip_locked(
-    "SELECT id, event, body, attempts FROM deliveries WHERE url = :url AND status = 'pending' "
-    "AND next_attempt_at <= :now AND (claimed_until IS NULL OR claimed_until < :now) "
+    "SELECT id, event, body, attempts FROM deliveries WHERE receiver = :receiver "
+    "AND status = 'pending' AND next_attempt_at <= :now "
+    "AND (claimed_until IS NULL OR claimed_until < :now) "
     "ORDER BY next_attempt_at LIMIT :limit"
 )
 CLAIM = driver_sql(
@@ -51,7 +69,8 @@ GIVE_UP = driver_sql(
 )
 RECORD = driver_sql(
     "UPDATE deliveries SET status = :status, claimed_until = NULL, last_error = :error, "
-    "delivered_at = :delivered_at, next_attempt_at = COALESCE(:next_at, next_attempt_at) "
+    "delivered_at = :delivered_at, next_attempt_at = COALESCE(:next_at, next_attempt_at), "
+    "last_attempt_at = :now, response_status = :response_status "
     "WHERE id = :id AND status = 'pending'"
 )
 RELEASE = driver_sql(
@@ -59,25 +78,25 @@ RELEASE = driver_sql(
     "WHERE id = :id AND status = 'pending'"
 )
 EXPIRED = skip_locked(
-    "SELECT id FROM deliveries WHERE url = :url AND status = 'delivered' "
+    "SELECT id FROM deliveries WHERE receiver = :receiver AND status = 'delivered' "
     "AND next_attempt_at < :cutoff LIMIT :limit"
 )
 DELETE = driver_sql("DELETE FROM deliveries WHERE id = :id")
 BY_RECEIVER = driver_sql(
-    "SELECT url, status, COUNT(*), MIN(created_at) FROM deliveries "
-    "WHERE status IN ('pending', 'failed') GROUP BY url, status"
+    "SELECT receiver, status, COUNT(*), MIN(created_at) FROM deliveries "
+    "WHERE status IN ('pending', 'failed') GROUP BY receiver, status"
 )
 DELIVERED_COUNT = driver_sql("SELECT COUNT(*) FROM deliveries WHERE status = 'delivered'")
 FAILED_LIST = driver_sql(
-    "SELECT id, url, attempts, last_error FROM deliveries WHERE status = 'failed' "
+    "SELECT id, receiver, attempts, last_error FROM deliveries WHERE status = 'failed' "
     "ORDER BY created_at"
 )
-# Every URL in the outbox, one index lookup per URL (a loose index scan, which neither backend
-# makes of SELECT DISTINCT).
-URLS = driver_sql(
-    "WITH RECURSIVE urls(url) AS (SELECT MIN(url) FROM deliveries UNION ALL "
-    "SELECT (SELECT MIN(url) FROM deliveries WHERE url > urls.url) FROM urls "
-    "WHERE urls.url IS NOT NULL) SELECT url FROM urls WHERE url IS NOT NULL"
+# Every receiver in the outbox, one index lookup each (a loose index scan, which neither
+# backend makes of SELECT DISTINCT).
+RECEIVERS = driver_sql(
+    "WITH RECURSIVE r(receiver) AS (SELECT MIN(receiver) FROM deliveries UNION ALL "
+    "SELECT (SELECT MIN(receiver) FROM deliveries WHERE receiver > r.receiver) FROM r "
+    "WHERE r.receiver IS NOT NULL) SELECT receiver FROM r WHERE receiver IS NOT NULL"
 )
 RETRY_FAILED = driver_sql(
     "UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = :now, "
@@ -87,7 +106,7 @@ PURGE_FAILED = driver_sql("DELETE FROM deliveries WHERE status = 'failed'")
 
 
 def claim(db, cursor, wants, lease, retries):
-    """Claim, in the cursor's transaction, up to wants[url] due deliveries of each receiver.
+    """Claim, in the cursor's transaction, up to wants[receiver] due deliveries of each one.
 
     Each claimed delivery is leased until now + lease and counts one more attempt; it is
     returned as a Delivery. A delivery whose last attempt outlived its lease (its worker died)
@@ -96,11 +115,11 @@ def claim(db, cursor, wants, lease, retries):
     now = utcnow()
     bound = {"now": db.bind_time(now), "until": db.bind_time(now + lease)}
     claimed, lost = [], []
-    for url, limit in wants.items():
-        cursor.execute(DUE[db.dialect], {**bound, "url": url, "limit": limit})
+    for receiver, limit in wants.items():
+        cursor.execute(DUE[db.dialect], {**bound, "receiver": receiver, "limit": limit})
         for delivery_id, event, body, attempts in cursor.fetchall():
             if retries.another_allowed(attempts):
-                claimed.append(Delivery(delivery_id, url, event, body, attempts + 1))
+                claimed.append(Delivery(delivery_id, receiver, event, body, attempts + 1))
             else:
                 lost.append({"id": delivery_id})
     if claimed:
@@ -119,19 +138,21 @@ def record(db, cursor, outcomes):
         return
     now = db.bind_time(utcnow())
     rows = []
-    for delivery_id, error, retry_at in outcomes:
-        if error is None:
+    for outcome in outcomes:
+        if outcome.error is None:
             status, delivered_at, next_at = DELIVERED, now, now
         else:
-            status, delivered_at = (PENDING if retry_at else FAILED), None
-            next_at = db.bind_time(retry_at) if retry_at else None
+            status, delivered_at = (PENDING if outcome.retry_at else FAILED), None
+            next_at = db.bind_time(outcome.retry_at) if outcome.retry_at else None
         rows.append(
             {
-                "id": delivery_id,
+                "id": outcome.id,
                 "status": status,
-                "error": error,
+                "error": outcome.error,
                 "delivered_at": delivered_at,
                 "next_at": next_at,
+                "now": now,
+                "response_status": outcome.response_status,
             }
         )
     cursor.executemany(RECORD[db.dialect], rows)
@@ -143,13 +164,14 @@ def release(db, cursor, ids):
         cursor.executemany(RELEASE[db.dialect], [{"id": delivery_id} for delivery_id in ids])
 
 
-def delete_delivered(db, urls, older_than, limit):
-    """Delete up to limit deliveries to urls delivered more than older_than ago; how many went."""
+def delete_delivered(db, receivers, older_than, limit):
+    """Delete up to limit deliveries to receivers delivered more than older_than ago; how many
+    went."""
     cutoff = db.bind_time(utcnow() - older_than)
     ids = []
     with db.transaction() as cursor:
-        for url in urls:
-            left = {"url": url, "cutoff": cutoff, "limit": limit - len(ids)}
+        for receiver in receivers:
+            left = {"receiver": receiver, "cutoff": cutoff, "limit": limit - len(ids)}
             cursor.execute(EXPIRED[db.dialect], left)
             ids += [{"id": row[0]} for row in cursor.fetchall()]
             if len(ids) >= limit:
@@ -160,11 +182,14 @@ def delete_delivered(db, urls, older_than, limit):
 
 
 def by_receiver(db):
-    """{(url, status): (count, oldest created_at)} of pending and failed deliveries."""
+    """{(receiver, status): (count, oldest created_at)} of pending and failed deliveries."""
     with db.cursor() as cursor:
         cursor.execute(BY_RECEIVER[db.dialect])
         rows = cursor.fetchall()
-    return {(url, status): (count, db.read_time(oldest)) for url, status, count, oldest in rows}
+    return {
+        (receiver, status): (count, db.read_time(oldest))
+        for receiver, status, count, oldest in rows
+    }
 
 
 def delivered_count(db):
@@ -175,16 +200,17 @@ def delivered_count(db):
 
 
 def failed(db):
-    """Every delivery that ran out of attempts, oldest first: (id, url, attempts, last error)."""
+    """Every delivery that ran out of attempts, oldest first: (id, receiver, attempts, last
+    error)."""
     with db.cursor() as cursor:
         cursor.execute(FAILED_LIST[db.dialect])
         return cursor.fetchall()
 
 
-def urls(db):
-    """Every receiver URL the outbox holds deliveries to, configured or not."""
+def receivers(db):
+    """Every receiver the outbox holds deliveries to, configured or not."""
     with db.cursor() as cursor:
-        cursor.execute(URLS[db.dialect])
+        cursor.execute(RECEIVERS[db.dialect])
         return [row[0] for row in cursor.fetchall()]
 
 

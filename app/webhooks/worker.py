@@ -10,7 +10,7 @@ import math
 import signal
 import time
 
-from .. import database
+from .. import database, events
 from ..database import Unavailable
 from . import fanout, store
 from .receivers import Receivers
@@ -44,6 +44,9 @@ class Worker:
         self.logger = app.logger
         self.config = config
         self.retries = Retries(config)
+        self.operator_types = {
+            name for name, event_type in events.types(app).items() if event_type.operator
+        }
         self.poll_interval = config["WEBHOOK_POLL_INTERVAL"]
         self.timeout = config["WEBHOOK_TIMEOUT"]
         self.retention = datetime.timedelta(seconds=config["WEBHOOK_RETENTION"])
@@ -138,14 +141,16 @@ class Worker:
         # outcomes, gives back what was not sent in time, and claims the next batch: the write
         # lock once per round.
         with self.db.transaction() as cursor:
-            fanout.fan_out(self.db, cursor, self.config["WEBHOOK_URLS"], FANOUT_BATCH)
+            fanout.fan_out(
+                self.db, cursor, self.config["WEBHOOK_URLS"], self.operator_types, FANOUT_BATCH
+            )
             store.record(self.db, cursor, outcomes)
             store.release(self.db, cursor, unsent)
             return store.claim(self.db, cursor, wants, self.lease, self.retries)
 
     async def _find_other_receivers(self):
         # Deliveries to a receiver no longer configured are still sent, and deleted in time.
-        for url in await self._in_db(store.urls, self.db):
+        for url in await self._in_db(store.receivers, self.db):
             self.receivers.add(url)
         self._looked_for_other_receivers = True
 
@@ -160,7 +165,7 @@ class Worker:
         answered = False
         try:
             error = await self.sender.send(
-                delivery.url, delivery.id, delivery.event, delivery.body.encode()
+                delivery.receiver, delivery.id, delivery.event, delivery.body.encode()
             )
             answered = error is None
         finally:

@@ -4,9 +4,8 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from app import create_app, database
-from app.database import metadata
 from helpers import TOKEN
-from migration_helpers import DIALECT_WORDS, ROWS, SCHEMA_1_0
+from migration_helpers import DIALECT_WORDS, ROWS, SCHEMA_1_0, tables_1_0
 
 
 @pytest.fixture
@@ -39,6 +38,7 @@ def database_1_0(engine):
     with engine.begin() as conn:
         for statement in SCHEMA_1_0.format(**words).split(";"):
             conn.execute(text(statement))
+        tables = tables_1_0()
         for table in ("plants", "tokens", "deliveries"):
-            conn.execute(metadata.tables[table].insert(), ROWS[table])
+            conn.execute(tables[table].insert(), ROWS[table])
     return engine

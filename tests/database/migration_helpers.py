@@ -4,7 +4,7 @@ import datetime
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import Column, MetaData, Table, Text, inspect, literal_column, select
 
 from app.database import metadata, migrate
 from app.tokens.lookup import token_hash
@@ -71,19 +71,52 @@ ROWS = {
 }
 
 
+def tables_1_0():
+    """The service's tables as 1.0 had them, to write ROWS into a database of its schema."""
+    old = MetaData()
+    for table in ("plants", "tokens"):
+        metadata.tables[table].to_metadata(old)
+    deliveries = metadata.tables["deliveries"]
+    Table(
+        "deliveries",
+        old,
+        Column("url", Text),
+        *(
+            Column(column.name, column.type)
+            for column in deliveries.c
+            if column.name in ROWS["deliveries"][0] and column.name != "receiver"
+        ),
+    )
+    return old.tables
+
+
 def rows(engine):
     """Every row of the service's tables, in key order, by table: a table that is empty, or
-    that the database lacks (a revision adds it), has no entry."""
+    that the database lacks (a revision adds it), has no entry. A row leaves out its NULL
+    columns, and the columns the database lacks; a delivery's receiver was its url before the
+    endpoints revision."""
     with engine.connect() as conn:
-        present = set(inspect(conn).get_table_names())
+        inspector = inspect(conn)
+        present = set(inspector.get_table_names())
         found = {
             table.name: [
-                row._asdict() for row in conn.execute(table.select().order_by(*table.primary_key))
+                {key: value for key, value in row._asdict().items() if value is not None}
+                for row in conn.execute(
+                    select(*_columns(table, inspector)).order_by(*table.primary_key)
+                )
             ]
             for table in metadata.sorted_tables
             if table.name in present
         }
     return {name: each for name, each in found.items() if each}
+
+
+def _columns(table, inspector):
+    names = {column["name"] for column in inspector.get_columns(table.name)}
+    columns = [column for column in table.c if column.name in names]
+    if "url" in names and "receiver" in table.c:
+        columns.append(literal_column("url").label("receiver"))
+    return columns
 
 
 def revisions(engine):

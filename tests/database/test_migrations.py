@@ -12,7 +12,7 @@ from app import database
 from app.database import metadata, migrate
 from harness.processes import ROOT, wait_for
 from helpers import TOKEN
-from migration_helpers import HEAD, NOW, ROWS, differences, revisions, rows
+from migration_helpers import HEAD, NOW, ROWS, differences, revisions, rows, tables_1_0
 
 
 def test_downgrade_to_base_then_upgrade_to_head_on_an_empty_database(engine, cli):
@@ -149,7 +149,7 @@ EVENTS_REVISION = "173ab291aab1"
 
 def test_the_events_revision_keeps_every_pending_and_failed_delivery(engine, cli):
     assert cli("db", "upgrade", f"{EVENTS_REVISION}-1").exit_code == 0
-    deliveries = metadata.tables["deliveries"]
+    deliveries = tables_1_0()["deliveries"]
     failed = {**ROWS["deliveries"][1], "id": "f" * 32, "status": "failed"}
     with engine.begin() as conn:
         conn.execute(deliveries.insert(), [*ROWS["deliveries"], failed])

@@ -47,7 +47,10 @@ def outbox(database_url):
     engine = create_engine(database_url)
 
     def counts(column="COUNT(*)", where="1 = 1"):
-        query = f"SELECT url, status, {column} FROM deliveries WHERE {where} GROUP BY url, status"
+        query = (
+            f"SELECT receiver, status, {column} FROM deliveries WHERE {where} "
+            "GROUP BY receiver, status"
+        )
         with engine.connect() as conn:
             return {(url, status): value for url, status, value in conn.execute(text(query))}
 

@@ -1,0 +1,268 @@
+"""The webhook_endpoints table, receivers registered through the API, and its SQL."""
+
+import datetime
+import json
+from typing import NamedTuple
+
+from sqlalchemy import BigInteger, Boolean, Column, String, Table, Text
+
+from ..database import driver_sql, metadata
+from ..database.sql import UTCDateTime
+
+ID_LENGTH = 64
+# Why an endpoint was disabled, as disabled_reason says it.
+DISABLED_BY_API = "disabled through the API"
+DISABLED_GONE = "the endpoint answered 410 Gone"
+DISABLED_FAILING = "every attempt failed for PLANTSTORE_WEBHOOK_DISABLE_AFTER seconds"
+
+webhook_endpoints = Table(
+    "webhook_endpoints",
+    metadata,
+    Column("id", String(ID_LENGTH), primary_key=True),
+    Column("url", Text, nullable=False),
+    Column("description", String(255), nullable=False),
+    # A JSON array of event types: a subscription is one LIKE on it, no table of its own.
+    Column("events", Text, nullable=False),
+    Column("enabled", Boolean, nullable=False),
+    Column("disabled_reason", Text),
+    Column("disabled_at", UTCDateTime),
+    # The first failed attempt since the last success: when it is older than
+    # PLANTSTORE_WEBHOOK_DISABLE_AFTER, the next failure disables the endpoint.
+    Column("failing_since", UTCDateTime),
+    # Sealed by keys.Keyring; the previous secret still signs until previous_until.
+    Column("secret", Text, nullable=False),
+    Column("previous_secret", Text),
+    Column("previous_until", UTCDateTime),
+    Column("created_at", UTCDateTime, nullable=False),
+)
+
+SHOWN = "id, url, description, events, enabled, disabled_reason, created_at"
+INSERT = driver_sql(
+    "INSERT INTO webhook_endpoints (id, url, description, events, enabled, disabled_reason, "
+    "disabled_at, secret, created_at) VALUES (:id, :url, :description, :events, :enabled, "
+    ":disabled_reason, :disabled_at, :secret, :created_at)"
+)
+# Registrations are rare: counting under a table lock makes the limit exact across hosts.
+LOCK = "LOCK TABLE webhook_endpoints IN SHARE ROW EXCLUSIVE MODE"
+COUNT = driver_sql("SELECT COUNT(*) FROM webhook_endpoints")
+SELECT_ONE = driver_sql(f"SELECT {SHOWN} FROM webhook_endpoints WHERE id = :id")
+SELECT_PAGE = driver_sql(
+    f"SELECT {SHOWN} FROM webhook_endpoints WHERE id > :after ORDER BY id LIMIT :limit"
+)
+DELETE = driver_sql("DELETE FROM webhook_endpoints WHERE id = :id")
+DELETE_DELIVERIES = driver_sql("DELETE FROM deliveries WHERE receiver = :id")
+ROTATE = driver_sql(
+    "UPDATE webhook_endpoints SET previous_secret = secret, previous_until = :until, "
+    "secret = :secret WHERE id = :id"
+)
+DISABLE = driver_sql(
+    "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = :reason, "
+    "disabled_at = :now WHERE id = :id AND enabled"
+)
+FAIL_PENDING = driver_sql(
+    "UPDATE deliveries SET status = 'failed', claimed_until = NULL, last_error = :error "
+    "WHERE receiver = :id AND status = 'pending'"
+)
+ENABLE = driver_sql(
+    "UPDATE webhook_endpoints SET enabled = TRUE, disabled_reason = NULL, disabled_at = NULL, "
+    "failing_since = NULL WHERE id = :id"
+)
+# What the worker needs of every endpoint to send to it.
+FOR_WORKER = driver_sql(
+    "SELECT id, url, enabled, secret, previous_secret, previous_until FROM webhook_endpoints"
+)
+# What the fan-out needs of every endpoint: one read per batch of events.
+SUBSCRIPTIONS = driver_sql(
+    "SELECT id, events, enabled, created_at, disabled_at FROM webhook_endpoints"
+)
+
+
+def subscribed(event_type):
+    """SQL that is true when an enabled endpoint is subscribed to event_type (a trusted name)."""
+    return (
+        "EXISTS (SELECT 1 FROM webhook_endpoints WHERE enabled "
+        f"AND events LIKE '{_pattern(event_type)}')"
+    )
+
+
+def _pattern(event_type):
+    return f'%"{event_type}"%'
+
+
+def _shown(db, row):
+    endpoint_id, url, description, events, enabled, reason, created_at = row
+    return {
+        "id": endpoint_id,
+        "url": url,
+        "description": description,
+        "events": json.loads(events),
+        "enabled": bool(enabled),
+        "disabled_reason": reason,
+        "created_at": db.read_time(created_at),
+    }
+
+
+class TooMany(Exception):
+    """There are PLANTSTORE_WEBHOOK_MAX_ENDPOINTS endpoints already."""
+
+
+def create(db, endpoint, sealed_secret, now, most):
+    """Store a new endpoint (a dict of id, url, description, events and enabled) with its sealed
+    secret; TooMany when most exist already. The endpoint as shown."""
+    disabled = not endpoint["enabled"]
+    row = {
+        **endpoint,
+        "events": json.dumps(endpoint["events"]),
+        "disabled_reason": DISABLED_BY_API if disabled else None,
+        "disabled_at": db.bind_time(now) if disabled else None,
+        "secret": sealed_secret,
+        "created_at": db.bind_time(now),
+    }
+    with db.transaction() as cursor:
+        if not db.is_sqlite:  # SQLite's write lock is held already
+            cursor.execute(LOCK)
+        cursor.execute(COUNT[db.dialect])
+        if cursor.fetchone()[0] >= most:
+            raise TooMany(most)
+        cursor.execute(INSERT[db.dialect], row)
+        cursor.execute(SELECT_ONE[db.dialect], row)
+        return _shown(db, cursor.fetchone())
+
+
+def get(db, endpoint_id):
+    """The endpoint with this id as shown, or None."""
+    with db.cursor() as cursor:
+        cursor.execute(SELECT_ONE[db.dialect], {"id": endpoint_id})
+        row = cursor.fetchone()
+    return _shown(db, row) if row else None
+
+
+def page(db, after, limit):
+    """Up to limit endpoints with ids above after ("": from the first), by id; and whether
+    more remain."""
+    with db.cursor() as cursor:
+        cursor.execute(SELECT_PAGE[db.dialect], {"after": after, "limit": limit + 1})
+        rows = [_shown(db, row) for row in cursor.fetchall()]
+    return rows[:limit], len(rows) > limit
+
+
+def update(db, endpoint_id, changes, now):
+    """Apply changes (any of url, description, events, enabled); the endpoint as it now is, or
+    None when there is none. Disabling fails its pending deliveries in the same transaction."""
+    columns = {key: value for key, value in changes.items() if key != "enabled"}
+    if "events" in columns:
+        columns["events"] = json.dumps(columns["events"])
+    with db.transaction() as cursor:
+        if columns:
+            assignments = ", ".join(f"{column} = :{column}" for column in sorted(columns))
+            sql = f"UPDATE webhook_endpoints SET {assignments} WHERE id = :id"
+            cursor.execute(driver_sql(sql)[db.dialect], {**columns, "id": endpoint_id})
+        if changes.get("enabled") is False:
+            disable(db, cursor, endpoint_id, DISABLED_BY_API, now)
+        elif changes.get("enabled") is True:
+            cursor.execute(ENABLE[db.dialect], {"id": endpoint_id})
+        cursor.execute(SELECT_ONE[db.dialect], {"id": endpoint_id})
+        row = cursor.fetchone()
+    return _shown(db, row) if row else None
+
+
+def disable(db, cursor, endpoint_id, reason, now):
+    """Disable an enabled endpoint in the cursor's transaction and fail its pending deliveries,
+    so that `recover` can send them once it is enabled again; whether it was enabled."""
+    cursor.execute(
+        DISABLE[db.dialect], {"id": endpoint_id, "reason": reason, "now": db.bind_time(now)}
+    )
+    if cursor.rowcount != 1:
+        return False
+    error = f"endpoint disabled: {reason}"
+    cursor.execute(FAIL_PENDING[db.dialect], {"id": endpoint_id, "error": error})
+    return True
+
+
+def delete(db, endpoint_id):
+    """Delete the endpoint and every delivery to it; False if there was none."""
+    with db.transaction() as cursor:
+        cursor.execute(DELETE[db.dialect], {"id": endpoint_id})
+        if cursor.rowcount != 1:
+            return False
+        cursor.execute(DELETE_DELIVERIES[db.dialect], {"id": endpoint_id})
+        return True
+
+
+def rotate(db, endpoint_id, sealed_secret, previous_until):
+    """Sign with a new sealed secret, and with the current one too until previous_until;
+    False when there is no such endpoint."""
+    values = {"id": endpoint_id, "secret": sealed_secret, "until": db.bind_time(previous_until)}
+    with db.transaction() as cursor:
+        cursor.execute(ROTATE[db.dialect], values)
+        return cursor.rowcount == 1
+
+
+def for_worker(db):
+    """Every endpoint as the worker sends to it: (id, url, enabled, sealed secret, sealed
+    previous secret or None, previous_until or None)."""
+    with db.cursor() as cursor:
+        cursor.execute(FOR_WORKER[db.dialect])
+        rows = cursor.fetchall()
+    return [(*row[:5], db.read_time(row[5]) if row[5] else None) for row in rows]
+
+
+class Subscription(NamedTuple):
+    """An endpoint as the fan-out sees it."""
+
+    id: str
+    events: frozenset
+    enabled: bool
+    created_at: datetime.datetime
+    disabled_at: datetime.datetime | None
+
+    def takes(self, event_type, at):
+        """Whether an event of event_type written at at goes to this endpoint: subscribed, made
+        before it, and enabled then."""
+        return (
+            event_type in self.events
+            and self.created_at <= at
+            and (self.enabled or (self.disabled_at is not None and self.disabled_at > at))
+        )
+
+
+def subscriptions(db, cursor):
+    """Every endpoint as a Subscription, in the cursor's transaction."""
+    cursor.execute(SUBSCRIPTIONS[db.dialect])
+    return [
+        Subscription(
+            endpoint_id,
+            frozenset(json.loads(events)),
+            bool(enabled),
+            db.read_time(created_at),
+            db.read_time(disabled_at) if disabled_at is not None else None,
+        )
+        for endpoint_id, events, enabled, created_at, disabled_at in cursor.fetchall()
+    ]
+
+
+# Endpoints the worker disabled, by reason, since the database was made: a counter of /metrics
+# that every host's worker adds to.
+webhook_disables = Table(
+    "webhook_disables",
+    metadata,
+    Column("reason", String(20), primary_key=True),
+    Column("count", BigInteger, nullable=False),
+)
+COUNT_DISABLE = driver_sql(
+    "INSERT INTO webhook_disables (reason, count) VALUES (:reason, 1) "
+    "ON CONFLICT (reason) DO UPDATE SET count = webhook_disables.count + 1"
+)
+DISABLES = driver_sql("SELECT reason, count FROM webhook_disables")
+
+
+def count_disable(db, cursor, reason):
+    """Count one endpoint disabled by the worker for reason ("gone" or "failing")."""
+    cursor.execute(COUNT_DISABLE[db.dialect], {"reason": reason})
+
+
+def disables(db):
+    """{reason: endpoints the worker disabled for it}."""
+    with db.cursor() as cursor:
+        cursor.execute(DISABLES[db.dialect])
+        return dict(cursor.fetchall())

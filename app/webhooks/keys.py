@@ -1,0 +1,59 @@
+"""Endpoint secrets: made as Standard Webhooks writes them, stored sealed with Fernet keys."""
+
+import base64
+import secrets
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+
+# A secret is shown as this prefix and the base64 of its signing key (Standard Webhooks).
+PREFIX = "whsec_"
+# How a stored secret says how it is kept: sealed with a Fernet key, or as it is.
+SEALED, PLAIN = "fernet:", "plain:"
+
+
+def new_secret():
+    """A new endpoint secret: whsec_ and the base64 of 32 random bytes."""
+    return PREFIX + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def signing_key(secret):
+    """The bytes that sign with a whsec_ secret."""
+    return base64.b64decode(secret.removeprefix(PREFIX))
+
+
+class UnreadableSecret(Exception):
+    """A stored secret that none of PLANTSTORE_WEBHOOK_KEYS opens."""
+
+
+class Keyring:
+    """Seals secrets with the first of PLANTSTORE_WEBHOOK_KEYS and opens them with any; with
+    no key, keeps them as they are."""
+
+    def __init__(self, keys):
+        self.fernet = MultiFernet([Fernet(key) for key in keys]) if keys else None
+
+    def seal(self, secret):
+        """The text to store for secret."""
+        if self.fernet is None:
+            return PLAIN + secret
+        return SEALED + self.fernet.encrypt(secret.encode()).decode()
+
+    def open(self, stored):
+        """The secret that stored text holds; UnreadableSecret when no key opens it."""
+        if stored.startswith(PLAIN):
+            return stored.removeprefix(PLAIN)
+        if self.fernet is None:
+            raise UnreadableSecret("stored encrypted, and PLANTSTORE_WEBHOOK_KEYS is empty")
+        try:
+            return self.fernet.decrypt(stored.removeprefix(SEALED).encode()).decode()
+        except InvalidToken:
+            raise UnreadableSecret("no key of PLANTSTORE_WEBHOOK_KEYS opens it") from None
+
+
+def warn_if_unsealed(app):
+    """Log, at start, that endpoint secrets are stored as they are when no key is set."""
+    if not app.config["WEBHOOK_KEYS"]:
+        app.logger.warning(
+            "PLANTSTORE_WEBHOOK_KEYS is empty: webhook endpoint secrets are stored unencrypted; "
+            "set a Fernet key so that a copy of the database alone signs nothing"
+        )
