@@ -1,17 +1,15 @@
 """The ``webhooks`` commands: run the worker, show the outbox per receiver, retry, purge."""
 
-import signal
-import threading
-
 import click
 from flask import current_app
 
 from ..database import get_db
 from ..database.command import Group
 from . import store
+from .keys import warn_if_unsealed
 from .outbox import receiver_name
 from .signatures import standard_secret
-from .summary import per_receiver
+from .summary import per_receiver, shown
 
 webhooks_cli = Group("webhooks", help="Deliver webhook events and inspect deliveries.")
 
@@ -19,30 +17,20 @@ webhooks_cli = Group("webhooks", help="Deliver webhook events and inspect delive
 @webhooks_cli.command("run")
 def run_command():
     """Deliver events until SIGTERM or SIGINT (the Procfile's worker)."""
+    # Imported here: aiohttp is loaded by the worker process only, not by the web workers.
+    from .worker import Worker
+
     logger = current_app.logger
     receivers = current_app.config["WEBHOOK_URLS"]
-    if not receivers:
-        # Idle rather than exit: a Procfile runner stops every process when one exits.
-        logger.info("No webhook receivers (PLANTSTORE_WEBHOOK_URLS is empty): idle until stopped.")
-        _sleep_until_signalled()
-    else:
-        # Imported here: aiohttp is loaded by the worker process only, not by the web workers.
-        from .worker import Worker
-
-        logger.info(
-            "Delivering webhooks to %d receiver(s): %s.",
-            len(receivers),
-            ", ".join(receiver_name(url) for url in receivers),
-        )
-        Worker(current_app).serve()
+    logger.info(
+        "Delivering webhooks to the endpoints registered through the API and %d operator's "
+        "receiver(s)%s.",
+        len(receivers),
+        "".join(f", {receiver_name(url)}" for url in receivers),
+    )
+    warn_if_unsealed(current_app)
+    Worker(current_app).serve()
     logger.info("Webhook worker stopped.")
-
-
-def _sleep_until_signalled():
-    stop = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
-    stop.wait()
 
 
 @webhooks_cli.command("status")
@@ -61,9 +49,9 @@ def status_command():
             f"receiver {name}: pending {receiver.pending}, failed {receiver.failed}, "
             f"oldest pending {int(receiver.oldest_age)}s"
         )
-    for delivery_id, url, attempts, last_error in store.failed(db):
+    for delivery_id, receiver, attempts, last_error in store.failed(db):
         click.echo(
-            f"failed {delivery_id} {receiver_name(url)} after {attempts} attempts: {last_error}"
+            f"failed {delivery_id} {shown(receiver)} after {attempts} attempts: {last_error}"
         )
 
 

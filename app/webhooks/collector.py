@@ -1,15 +1,16 @@
 """The webhook gauges of /metrics, per receiver, read from the database at each scrape."""
 
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from ..database import DatabaseFailure
+from . import endpoints
 from .store import FAILED, PENDING
 from .summary import per_receiver
 
 
 class DeliveryCollector:
     """Pending and failed deliveries and the oldest pending age of each receiver, whichever
-    host delivers them."""
+    host delivers them, and the endpoints the workers disabled."""
 
     def __init__(self, db, urls, logger):
         self.db = db
@@ -18,21 +19,22 @@ class DeliveryCollector:
 
     def describe(self):
         """The gauges' names, so that registering them reads no database."""
-        return self._families({})
+        return self._families({}, {})
 
     def collect(self):
         """The gauges now; nothing when the database fails."""
         try:
             receivers = per_receiver(self.db, self.urls)
+            disables = endpoints.disables(self.db)
         except DatabaseFailure as error:
             self.logger.warning(
                 "metrics: webhook deliveries not read: %s", error.__class__.__name__
             )
             return []
-        return self._families(receivers)
+        return self._families(receivers, disables)
 
     @staticmethod
-    def _families(receivers):
+    def _families(receivers, disables):
         deliveries = GaugeMetricFamily(
             "plantstore_webhook_deliveries",
             "Webhook deliveries pending and failed, by receiver.",
@@ -47,4 +49,12 @@ class DeliveryCollector:
             deliveries.add_metric([name, PENDING], receiver.pending)
             deliveries.add_metric([name, FAILED], receiver.failed)
             oldest.add_metric([name], receiver.oldest_age)
-        return [deliveries, oldest]
+        disabled = CounterMetricFamily(
+            "plantstore_webhook_endpoints_disabled",
+            "Webhook endpoints the workers disabled, by reason (gone: a 410; failing: failures "
+            "for PLANTSTORE_WEBHOOK_DISABLE_AFTER seconds).",
+            labels=["reason"],
+        )
+        for reason in ("gone", "failing"):
+            disabled.add_metric([reason], disables.get(reason, 0))
+        return [deliveries, oldest, disabled]

@@ -10,6 +10,8 @@ from ..database import driver_sql, metadata
 from ..database.sql import UTCDateTime
 
 ID_LENGTH = 64
+# Every endpoint's id starts so; no operator's URL does.
+ID_PREFIX = "ep_"
 # Why an endpoint was disabled, as disabled_reason says it.
 DISABLED_BY_API = "disabled through the API"
 DISABLED_GONE = "the endpoint answered 410 Gone"
@@ -67,6 +69,7 @@ ENABLE = driver_sql(
     "UPDATE webhook_endpoints SET enabled = TRUE, disabled_reason = NULL, disabled_at = NULL, "
     "failing_since = NULL WHERE id = :id"
 )
+IDS = driver_sql("SELECT id FROM webhook_endpoints ORDER BY id")
 # What the worker needs of every endpoint to send to it.
 FOR_WORKER = driver_sql(
     "SELECT id, url, enabled, secret, previous_secret, previous_until FROM webhook_endpoints"
@@ -75,6 +78,11 @@ FOR_WORKER = driver_sql(
 SUBSCRIPTIONS = driver_sql(
     "SELECT id, events, enabled, created_at, disabled_at FROM webhook_endpoints"
 )
+
+
+def is_endpoint(receiver):
+    """Whether a deliveries row's receiver is an endpoint (else an operator's URL)."""
+    return receiver.startswith(ID_PREFIX)
 
 
 def subscribed(event_type):
@@ -196,6 +204,13 @@ def rotate(db, endpoint_id, sealed_secret, previous_until):
     with db.transaction() as cursor:
         cursor.execute(ROTATE[db.dialect], values)
         return cursor.rowcount == 1
+
+
+def ids(db):
+    """Every endpoint's id."""
+    with db.cursor() as cursor:
+        cursor.execute(IDS[db.dialect])
+        return [row[0] for row in cursor.fetchall()]
 
 
 def for_worker(db):

@@ -4,17 +4,18 @@ import collections
 import itertools
 import time
 
+from .endpoints import is_endpoint
 from .outbox import receiver_name
 
 
 class Receiver:
-    """One receiver URL: its name for logs, its attempts in flight and how many it may have
-    (its window), its claimed deliveries waiting for a slot, and whether its last attempt was
-    answered with a 2xx."""
+    """One receiver (an operator's URL or an endpoint's id): its name for logs, its attempts
+    in flight and how many it may have (its window), its claimed deliveries waiting for a
+    slot, and whether its last attempt was answered with a 2xx."""
 
-    def __init__(self, url, window):
-        self.url = url
-        self.name = receiver_name(url)
+    def __init__(self, key, window):
+        self.key = key
+        self.name = key if is_endpoint(key) else receiver_name(key)
         self.in_flight = 0
         self.window = window
         self.queue = collections.deque()
@@ -39,35 +40,39 @@ class Receivers:
         self.base = config["WEBHOOK_RECEIVER_CONCURRENCY"]
         self.most = config["WEBHOOK_RECEIVER_CONCURRENCY_MAX"]
         self.claim_batch = max(config["WEBHOOK_CLAIM_BATCH"], self.most)
-        self.by_url = {url: Receiver(url, self.base) for url in config["WEBHOOK_URLS"]}
+        self.by_key = {url: Receiver(url, self.base) for url in config["WEBHOOK_URLS"]}
         self.in_flight = 0
         self._turn = itertools.count()
 
-    def add(self, url):
-        """Deliver to url too (pending deliveries to a receiver no longer configured)."""
-        self.by_url.setdefault(url, Receiver(url, self.base))
+    def add(self, key):
+        """Deliver to this receiver too (an endpoint, or pending deliveries to a URL no longer
+        configured)."""
+        self.by_key.setdefault(key, Receiver(key, self.base))
 
     def _in_turn(self):
         # The receiver served first turns round, so that none starves the others.
-        receivers = list(self.by_url.values())
-        turn = next(self._turn) % len(receivers)
+        receivers = list(self.by_key.values())
+        turn = next(self._turn) % max(1, len(receivers))
         return receivers[turn:] + receivers[:turn]
 
-    def wants(self):
-        """{url: how many more deliveries that receiver may hold now}, leaving out zeros."""
+    def wants(self, sendable):
+        """{receiver: how many more deliveries it may hold now}, for the receivers in sendable,
+        leaving out zeros."""
         wants = {}
         for receiver in self._in_turn():
+            if receiver.key not in sendable:
+                continue
             depth = self.claim_batch if receiver.answering else int(receiver.window)
             count = depth - receiver.in_flight - len(receiver.queue)
             if count > 0:
-                wants[receiver.url] = count
+                wants[receiver.key] = count
         return wants
 
     def hold(self, claimed, send_by):
         """Queue claimed Deliveries to be sent by send_by (time.monotonic()): after that, their
         lease could end before their attempt does."""
         for delivery in claimed:
-            self.by_url[delivery.receiver].queue.append((send_by, delivery))
+            self.by_key[delivery.receiver].queue.append((send_by, delivery))
 
     def ready(self, expired):
         """Take every queued delivery that a free slot can send now, as (receiver, delivery);
@@ -98,7 +103,7 @@ class Receivers:
 
     def drain(self):
         """Empty every queue; the ids of the deliveries that were in them."""
-        ids = [delivery.id for r in self.by_url.values() for _, delivery in r.queue]
-        for receiver in self.by_url.values():
+        ids = [delivery.id for r in self.by_key.values() for _, delivery in r.queue]
+        for receiver in self.by_key.values():
             receiver.queue.clear()
         return ids

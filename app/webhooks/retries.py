@@ -19,18 +19,25 @@ class Delivery(NamedTuple):
 
 
 class Outcome(NamedTuple):
-    """How an attempt ended: error is None when a 2xx answered; retry_at is when the next
-    attempt is due, None when there is none (delivered, or no attempts left); response_status
-    is the answer's status, None when there was no answer."""
+    """How an attempt of a delivery to receiver ended: error is None when a 2xx answered;
+    retry_at is when the next attempt is due, None when there is none (delivered, or no
+    attempts left); response_status is the answer's status, None when there
+    was no answer."""
 
     id: str
+    receiver: str
     error: str | None
     retry_at: datetime.datetime | None
     response_status: int | None = None
 
 
+# Seconds past the backoff that a receiver's Retry-After may put the next attempt off.
+RETRY_AFTER_CAP = 3600
+
+
 class Retries:
-    """At most max_attempts attempts, the next after an exponential delay with jitter."""
+    """At most max_attempts attempts, the next after an exponential delay with jitter, or
+    later when the receiver asked so with Retry-After (at most RETRY_AFTER_CAP later)."""
 
     def __init__(self, config):
         self.max_attempts = config["WEBHOOK_MAX_ATTEMPTS"]
@@ -41,12 +48,15 @@ class Retries:
         """Whether a delivery that had attempts attempts may have one more."""
         return attempts < self.max_attempts
 
-    def outcome(self, delivery, error):
-        """The Outcome of an attempt of delivery that ended with error (None: delivered)."""
+    def outcome(self, delivery, answer):
+        """The Outcome of an attempt of delivery that ended with answer (a sender.Answer)."""
         retry_at = None
-        if error is not None and self.another_allowed(delivery.attempts):
-            retry_at = utcnow() + datetime.timedelta(seconds=self._backoff(delivery.attempts))
-        return Outcome(delivery.id, error, retry_at)
+        if answer.error is not None and self.another_allowed(delivery.attempts):
+            delay = self._backoff(delivery.attempts)
+            if answer.retry_after is not None:
+                delay = min(max(delay, answer.retry_after), delay + RETRY_AFTER_CAP)
+            retry_at = utcnow() + datetime.timedelta(seconds=delay)
+        return Outcome(delivery.id, delivery.receiver, answer.error, retry_at, answer.status)
 
     def _backoff(self, attempts):
         # Jitter, so that failing receivers are not hit in lockstep.

@@ -1,51 +1,107 @@
-"""One HTTP attempt of a delivery: its headers, its signatures, and its total deadline."""
+"""One HTTP attempt of a delivery: its headers, its signatures, its total deadline, and the
+guard on the addresses an endpoint registered through the API may reach."""
 
+import datetime
+import email.utils
+import errno
+import socket
 import time
+from typing import NamedTuple
+from urllib.parse import urlsplit
 
 import aiohttp
 
+from . import guard
 from .signatures import signature, standard_signature
 
 # Largest answer body read to keep the connection for the next delivery; a longer one closes it.
 KEEP_BODY_LIMIT = 64 * 1024
 # Answers that have no body (RFC 9110): the connection carries the next delivery as it is.
 BODILESS = frozenset((204, 304))
+# Answers whose Retry-After the next attempt honours.
+ASKS_TO_WAIT = frozenset((429, 503))
+
+
+class Answer(NamedTuple):
+    """How an attempt ended: error is None after a 2xx; status is the answer's, None when there
+    was none; retry_after is the seconds a 429 or 503 asked to wait, or None."""
+
+    error: str | None
+    status: int | None = None
+    retry_after: float | None = None
+
+
+class NotPublic(OSError):
+    """A guarded receiver's name resolves to an address the guard refuses."""
+
+
+class GuardedResolver(aiohttp.ThreadedResolver):
+    """Resolves as usual, then refuses a name any of whose addresses is not public: checked
+    at every connection, on the addresses the name has then."""
+
+    def __init__(self, allowed):
+        super().__init__()
+        self.allowed = allowed
+
+    async def resolve(self, host, port=0, family=socket.AF_INET):
+        """The addresses of host, or NotPublic."""
+        found = await super().resolve(host, port, family)
+        for each in found:
+            why = guard.refusal(each["host"], self.allowed)
+            if why:
+                raise NotPublic(errno.EACCES, f"{host} resolves to {why}")
+        return found
 
 
 class Sender:
-    """Posts deliveries on one aiohttp session: connections stay open per receiver, and
-    ClientTimeout(total=timeout) ends an attempt at its deadline however the answer trickles."""
+    """Posts deliveries on two aiohttp sessions (the operator's receivers, and the guarded
+    endpoints): connections stay open per receiver, and ClientTimeout(total=timeout) ends an
+    attempt at its deadline however the answer trickles."""
 
-    def __init__(self, secret, timeout, connections):
-        self.secret = secret.encode()
-        self.session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=connections),
+    def __init__(self, timeout, connections, allowed):
+        self.allowed = allowed
+        self.trusted = self._session(timeout, connections, None)
+        self.guarded = self._session(timeout, connections, GuardedResolver(allowed))
+
+    @staticmethod
+    def _session(timeout, connections, resolver):
+        return aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=connections, resolver=resolver),
             timeout=aiohttp.ClientTimeout(total=timeout),
             headers={"User-Agent": "plantstore"},
             # Only the status counts: the answer is never decoded.
             auto_decompress=False,
         )
 
-    def headers(self, delivery_id, event, body):
-        """Every header of one attempt, signed at this attempt's time."""
+    @staticmethod
+    def headers(target, delivery_id, event, body):
+        """Every header of one attempt, signed at this attempt's time with each of the
+        target's keys (two during a rotation's overlap, the new one first)."""
         timestamp = int(time.time())
         return {
             "Content-Type": "application/json",
             "X-Plantstore-Event": event,
             "X-Plantstore-Delivery": delivery_id,
-            "X-Plantstore-Signature": signature(self.secret, body),
+            "X-Plantstore-Signature": signature(target.keys[0], body),
             "webhook-id": delivery_id,
             "webhook-timestamp": str(timestamp),
-            "webhook-signature": standard_signature(self.secret, delivery_id, timestamp, body),
+            "webhook-signature": " ".join(
+                standard_signature(key, delivery_id, timestamp, body) for key in target.keys
+            ),
         }
 
-    async def send(self, url, delivery_id, event, body):
-        """Post body to url; None when a 2xx answered, else what went wrong."""
+    async def send(self, target, delivery_id, event, body):
+        """Post body to target; its Answer."""
+        if target.guarded:
+            literal = guard.literal(urlsplit(target.url).hostname or "")
+            why = literal and guard.refusal(literal, self.allowed)
+            if why:
+                return Answer(f"refused: {why}")
         try:
-            async with self.session.post(
-                url,
+            async with (self.guarded if target.guarded else self.trusted).post(
+                target.url,
                 data=body,
-                headers=self.headers(delivery_id, event, body),
+                headers=self.headers(target, delivery_id, event, body),
                 allow_redirects=False,
             ) as response:
                 status = response.status
@@ -55,15 +111,33 @@ class Sender:
                     await response.read()
                 else:
                     response.close()
+                wait = _retry_after(response) if status in ASKS_TO_WAIT else None
         except TimeoutError:
-            return "timeout"
+            return Answer("timeout")
         except aiohttp.ClientError as error:
-            return _describe(error)
-        return None if 200 <= status < 300 else f"HTTP {status}"
+            return Answer(_describe(error))
+        if 200 <= status < 300:
+            return Answer(None, status)
+        return Answer(f"HTTP {status}", status, wait)
 
     async def close(self):
         """Close every kept connection."""
-        await self.session.close()
+        await self.trusted.close()
+        await self.guarded.close()
+
+
+def _retry_after(response):
+    # Seconds, or an HTTP date (RFC 9110); None when absent or unreadable.
+    value = response.headers.get("Retry-After", "").strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, (when - datetime.datetime.now(datetime.UTC)).total_seconds())
 
 
 def _describe(error):

@@ -3,7 +3,7 @@
 import dataclasses
 
 from ..database import utcnow
-from . import fanout, store
+from . import endpoints, fanout, store
 from .outbox import receiver_name
 
 
@@ -16,21 +16,29 @@ class ReceiverSummary:
     oldest_age: float = 0.0
 
 
-def per_receiver(db, configured):
-    """{receiver name: ReceiverSummary} for the configured URLs and every URL the outbox holds.
+def shown(receiver):
+    """How a receiver is named in logs, status and /metrics: an endpoint by its id, an
+    operator's URL without what may hold a secret (outbox.receiver_name)."""
+    return receiver if endpoints.is_endpoint(receiver) else receiver_name(receiver)
 
-    An event not fanned out yet is pending for every configured receiver. URLs that differ only
-    in credentials or query string are one receiver: that is all a name shows of them.
+
+def per_receiver(db, configured):
+    """{receiver name: ReceiverSummary} for the configured URLs, every endpoint, and every
+    receiver the outbox holds.
+
+    An event not fanned out yet is pending for every configured URL (an endpoint's count starts
+    once it is fanned out). URLs that differ only in credentials or query string are one
+    receiver: that is all a name shows of them.
     """
     now = utcnow()
     waiting, oldest_event = fanout.waiting(db)
     age = (now - oldest_event).total_seconds() if waiting else 0.0
-    receivers = {}
+    receivers = {endpoint_id: ReceiverSummary() for endpoint_id in endpoints.ids(db)}
     for url in configured:  # each URL gets its delivery of a waiting event
         receiver = receivers.setdefault(receiver_name(url), ReceiverSummary(oldest_age=age))
         receiver.pending += waiting
-    for (url, status), (count, oldest) in store.by_receiver(db).items():
-        receiver = receivers.setdefault(receiver_name(url), ReceiverSummary())
+    for (key, status), (count, oldest) in store.by_receiver(db).items():
+        receiver = receivers.setdefault(shown(key), ReceiverSummary())
         if status == store.FAILED:
             receiver.failed += count
         else:

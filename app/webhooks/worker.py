@@ -11,11 +11,12 @@ import signal
 import time
 
 from .. import database, events
-from ..database import Unavailable
-from . import fanout, store
+from ..database import Unavailable, utcnow
+from . import disabling, fanout, store
 from .receivers import Receivers
 from .retries import Retries
 from .sender import Sender
+from .targets import Directory
 
 # Seconds a lease allows beyond the attempt and its recording, for clocks of hosts that differ.
 CLOCK_MARGIN = 5
@@ -31,6 +32,8 @@ BUSY_POLL = 0.05
 RETENTION_INTERVAL = 1
 # Events one round fans out at most: a bounded transaction, so creates get the write lock soon.
 FANOUT_BATCH = 500
+# Seconds between two readings of the endpoints: how soon a change through the API is sent by.
+ENDPOINTS_INTERVAL = 2
 
 
 class Worker:
@@ -58,6 +61,8 @@ class Worker:
             seconds=2 * self.timeout + config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
         )
         self.receivers = Receivers(config)
+        self.directory = Directory(config, app.logger)
+        self._next_directory = 0.0
         self.outcomes = []
         self.unsent = []
         self.tasks = set()
@@ -92,7 +97,9 @@ class Worker:
         self.loop = asyncio.get_running_loop()
         self._wake, self._stopped = asyncio.Event(), asyncio.Event()
         config = self.config
-        self.sender = Sender(config["WEBHOOK_SECRET"], self.timeout, config["WEBHOOK_CONCURRENCY"])
+        self.sender = Sender(
+            self.timeout, config["WEBHOOK_CONCURRENCY"], config["WEBHOOK_ALLOWED_NETWORKS"]
+        )
         try:
             await self._deliver()
             await self._settle()
@@ -111,8 +118,9 @@ class Worker:
             try:
                 if not self._looked_for_other_receivers:
                     await self._find_other_receivers()
+                await self._read_endpoints()
                 claimed = await self._in_db(
-                    self._exchange, outcomes, unsent, self.receivers.wants()
+                    self._exchange, outcomes, unsent, self.receivers.wants(self.directory.targets)
                 )
             except Unavailable as error:
                 self.outcomes[:0] = outcomes
@@ -144,15 +152,35 @@ class Worker:
             fanout.fan_out(
                 self.db, cursor, self.config["WEBHOOK_URLS"], self.operator_types, FANOUT_BATCH
             )
-            store.record(self.db, cursor, outcomes)
+            self._record(cursor, outcomes)
             store.release(self.db, cursor, unsent)
             return store.claim(self.db, cursor, wants, self.lease, self.retries)
 
+    def _record(self, cursor, outcomes):
+        # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge.
+        store.record(self.db, cursor, outcomes)
+        disable_after = self.config["WEBHOOK_DISABLE_AFTER"]
+        for endpoint_id, reason in disabling.judge(
+            self.db, cursor, outcomes, utcnow(), disable_after
+        ):
+            self.logger.warning("webhook endpoint %s disabled: %s", endpoint_id, reason)
+            self._next_directory = 0.0  # stop sending to it at once
+
     async def _find_other_receivers(self):
         # Deliveries to a receiver no longer configured are still sent, and deleted in time.
-        for url in await self._in_db(store.receivers, self.db):
-            self.receivers.add(url)
+        for receiver in await self._in_db(store.receivers, self.db):
+            self.receivers.add(receiver)
         self._looked_for_other_receivers = True
+
+    async def _read_endpoints(self):
+        """Read the endpoints again every ENDPOINTS_INTERVAL: new ones are sent to, changed
+        ones as they now are, disabled and deleted ones no more."""
+        if time.monotonic() < self._next_directory:
+            return
+        await self._in_db(self.directory.refresh, self.db)
+        for key in self.directory.targets:
+            self.receivers.add(key)
+        self._next_directory = time.monotonic() + ENDPOINTS_INTERVAL
 
     def _start_ready(self):
         """Start an attempt for every queued delivery that has a free slot."""
@@ -162,19 +190,25 @@ class Worker:
             task.add_done_callback(self.tasks.discard)
 
     async def _attempt(self, receiver, delivery):
+        target = self.directory.get(delivery.receiver)
+        if target is None:  # deleted or disabled since it was claimed: its row says so
+            self.receivers.done(receiver, False)
+            self.unsent.append(delivery.id)
+            return
         answered = False
         try:
-            error = await self.sender.send(
-                delivery.receiver, delivery.id, delivery.event, delivery.body.encode()
+            answer = await self.sender.send(
+                target, delivery.id, delivery.event, delivery.body.encode()
             )
-            answered = error is None
+            answered = answer.error is None
         finally:
             self.receivers.done(receiver, answered)
             if not self.stopping:
                 self._start_ready()
-        outcome = self.retries.outcome(delivery, error)
+        outcome = self.retries.outcome(delivery, answer)
         self.outcomes.append(outcome)
         self._wake.set()
+        error = answer.error
         if error is None:
             # DEBUG: at the API's pace, a line per delivery would cost a third of the worker's CPU.
             level, said = logging.DEBUG, "delivered"
@@ -199,7 +233,7 @@ class Worker:
         deleted = await self._in_db(
             store.delete_delivered,
             self.db,
-            list(self.receivers.by_url),
+            list(self.receivers.by_key),
             self.retention,
             self.retention_batch,
         )
@@ -250,7 +284,7 @@ class Worker:
 
     def _record_and_release(self, outcomes, unsent):
         with self.db.transaction() as cursor:
-            store.record(self.db, cursor, outcomes)
+            self._record(cursor, outcomes)
             store.release(self.db, cursor, unsent)
 
     async def _in_db(self, function, *args):

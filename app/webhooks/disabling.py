@@ -1,0 +1,50 @@
+"""When the worker disables an endpoint: at once after a 410 Gone, or when its attempts have
+all failed for PLANTSTORE_WEBHOOK_DISABLE_AFTER seconds and the next one fails too."""
+
+import datetime
+
+from ..database import driver_sql
+from . import endpoints
+
+GONE = 410
+
+MARK_FAILING = driver_sql(
+    "UPDATE webhook_endpoints SET failing_since = :now WHERE id = :id AND failing_since IS NULL"
+)
+CLEAR_FAILING = driver_sql(
+    "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = :id AND failing_since IS NOT NULL"
+)
+FAILING_TOO_LONG = driver_sql(
+    "SELECT 1 FROM webhook_endpoints WHERE id = :id AND enabled AND failing_since <= :cutoff"
+)
+
+
+def judge(db, cursor, outcomes, now, disable_after):
+    """Follow each endpoint's failures by the last of its outcomes (Outcomes), in the cursor's
+    transaction, and disable those that must be: [(endpoint id, reason)] of those disabled.
+
+    Disabling fails the endpoint's pending deliveries in the same transaction: no crash can
+    leave an endpoint disabled with deliveries still pending.
+    """
+    last = {
+        outcome.receiver: outcome for outcome in outcomes if endpoints.is_endpoint(outcome.receiver)
+    }
+    disabled = []
+    for endpoint_id, outcome in last.items():
+        key = {"id": endpoint_id, "now": db.bind_time(now)}
+        if outcome.error is None:
+            cursor.execute(CLEAR_FAILING[db.dialect], {"id": endpoint_id})
+            continue
+        if outcome.response_status == GONE:
+            reason, counted = endpoints.DISABLED_GONE, "gone"
+        else:
+            cursor.execute(MARK_FAILING[db.dialect], key)
+            cutoff = db.bind_time(now - datetime.timedelta(seconds=disable_after))
+            cursor.execute(FAILING_TOO_LONG[db.dialect], {"id": endpoint_id, "cutoff": cutoff})
+            if cursor.fetchone() is None:
+                continue
+            reason, counted = endpoints.DISABLED_FAILING, "failing"
+        if endpoints.disable(db, cursor, endpoint_id, reason, now):
+            endpoints.count_disable(db, cursor, counted)
+            disabled.append((endpoint_id, reason))
+    return disabled
