@@ -11,10 +11,12 @@ from app.webhooks.signatures import standard_secret
 
 
 class Receiver:
-    """Answers each POST with the next scripted status (``status`` once the script runs out).
+    """Answers each POST with the next scripted status (``status`` once the script runs out); a
+    script entry may be (status, {header: value}).
 
-    Given a secret, it checks every request with the standardwebhooks library, as a receiver
-    would, and keeps those that fail in ``unverified``.
+    Given a secret (an endpoint's whsec_ one, or the operator's), it checks every request with
+    the standardwebhooks library, as a receiver would, and keeps those that fail in
+    ``unverified``.
     """
 
     def __init__(self, secret=None, status=200):
@@ -25,7 +27,9 @@ class Receiver:
         self.status = status
         self.delay = 0
         self._lock = threading.Lock()
-        self._verifier = Webhook(standard_secret(secret)) if secret else None
+        self._verifier = None
+        if secret:
+            self.verify_with(secret)
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -39,10 +43,13 @@ class Receiver:
                     receiver.requests.append((dict(self.headers), body))
                     receiver.arrivals.append(time.monotonic())
                     status = receiver.script.pop(0) if receiver.script else receiver.status
+                status, headers = status if isinstance(status, tuple) else (status, {})
                 time.sleep(receiver.delay)
                 self.send_response(status)
                 if 300 <= status < 400:
-                    self.send_header("Location", "/elsewhere")
+                    headers.setdefault("Location", "/elsewhere")
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
@@ -53,6 +60,12 @@ class Receiver:
         self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
+
+    def verify_with(self, secret):
+        """Check the requests from now on with this secret."""
+        if not secret.startswith("whsec_"):
+            secret = standard_secret(secret)
+        self._verifier = Webhook(secret)
 
     def _verify(self, headers, body):
         if self._verifier is None:

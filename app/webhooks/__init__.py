@@ -5,7 +5,10 @@ and body alone: which events exist is their features' to say."""
 from .. import database, events, metrics
 from .cli import webhooks_cli
 from .collector import DeliveryCollector
+from .keys import warn_if_unsealed
 from .outbox import Outbox
+
+__all__ = ["init_app", "warn_if_unsealed"]
 
 
 def init_app(app):

@@ -213,12 +213,11 @@ def ids(db):
         return [row[0] for row in cursor.fetchall()]
 
 
-def for_worker(db):
-    """Every endpoint as the worker sends to it: (id, url, enabled, sealed secret, sealed
-    previous secret or None, previous_until or None)."""
-    with db.cursor() as cursor:
-        cursor.execute(FOR_WORKER[db.dialect])
-        rows = cursor.fetchall()
+def for_worker(db, cursor):
+    """Every endpoint as the worker sends to it, in the cursor's transaction: (id, url,
+    enabled, sealed secret, sealed previous secret or None, previous_until or None)."""
+    cursor.execute(FOR_WORKER[db.dialect])
+    rows = cursor.fetchall()
     return [(*row[:5], db.read_time(row[5]) if row[5] else None) for row in rows]
 
 

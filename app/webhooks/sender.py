@@ -49,7 +49,7 @@ class GuardedResolver(aiohttp.ThreadedResolver):
         for each in found:
             why = guard.refusal(each["host"], self.allowed)
             if why:
-                raise NotPublic(errno.EACCES, f"{host} resolves to {why}")
+                raise NotPublic(errno.EACCES, f"{host}: {why}")
         return found
 
 

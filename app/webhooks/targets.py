@@ -1,6 +1,7 @@
 """Where and how each receiver is sent to: its URL, the keys that sign for it, and whether the
 guard applies. The operator's receivers come from the settings; the endpoints from their table,
-read again every few seconds so that a change through the API reaches every worker."""
+read again in every claim's transaction, so that what a worker claims it sends as the endpoint
+is then (a new secret, a new URL; nothing once disabled or deleted)."""
 
 from typing import NamedTuple
 
@@ -32,12 +33,13 @@ class Directory:
         }
         self.targets = dict(self.operator)
         self._unreadable = set()
+        self._keys = {}
 
-    def refresh(self, db):
-        """Read the endpoints again (in the database thread)."""
+    def refresh(self, db, cursor):
+        """Read the endpoints again, in the cursor's transaction."""
         targets = dict(self.operator)
         now = utcnow()
-        for endpoint_id, url, enabled, secret, previous, until in endpoints.for_worker(db):
+        for endpoint_id, url, enabled, secret, previous, until in endpoints.for_worker(db, cursor):
             if not enabled:
                 continue
             sealed = [secret] if previous is None or until <= now else [secret, previous]
@@ -47,9 +49,10 @@ class Directory:
         self.targets = targets
 
     def _open(self, endpoint_id, sealed):
-        # Said once per endpoint, not at every reading: its deliveries wait for a key that opens.
+        # Opened once per stored text, not at every reading: Fernet's check costs as much as a
+        # claim. An unreadable one is said once: its deliveries wait for a key that opens it.
         try:
-            return tuple(signing_key(self.keyring.open(each)) for each in sealed)
+            return tuple(self._key(each) for each in sealed)
         except UnreadableSecret as error:
             if endpoint_id not in self._unreadable:
                 self.logger.error(
@@ -57,6 +60,12 @@ class Directory:
                 )
                 self._unreadable.add(endpoint_id)
             return None
+
+    def _key(self, sealed):
+        key = self._keys.get(sealed)
+        if key is None:
+            key = self._keys[sealed] = signing_key(self.keyring.open(sealed))
+        return key
 
     def get(self, receiver):
         """The Target of receiver, or None when it is no longer sent to (an endpoint deleted or

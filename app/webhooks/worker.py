@@ -32,8 +32,6 @@ BUSY_POLL = 0.05
 RETENTION_INTERVAL = 1
 # Events one round fans out at most: a bounded transaction, so creates get the write lock soon.
 FANOUT_BATCH = 500
-# Seconds between two readings of the endpoints: how soon a change through the API is sent by.
-ENDPOINTS_INTERVAL = 2
 
 
 class Worker:
@@ -62,7 +60,6 @@ class Worker:
         )
         self.receivers = Receivers(config)
         self.directory = Directory(config, app.logger)
-        self._next_directory = 0.0
         self.outcomes = []
         self.unsent = []
         self.tasks = set()
@@ -118,7 +115,6 @@ class Worker:
             try:
                 if not self._looked_for_other_receivers:
                     await self._find_other_receivers()
-                await self._read_endpoints()
                 claimed = await self._in_db(
                     self._exchange, outcomes, unsent, self.receivers.wants(self.directory.targets)
                 )
@@ -128,6 +124,8 @@ class Worker:
                 failures += 1
                 await self._pause(failures, error)
                 continue
+            for key in self.directory.targets:  # endpoints registered since the last round
+                self.receivers.add(key)
             self.receivers.hold(claimed, send_by)
             if self.stopping:
                 break
@@ -154,6 +152,7 @@ class Worker:
             )
             self._record(cursor, outcomes)
             store.release(self.db, cursor, unsent)
+            self.directory.refresh(self.db, cursor)
             return store.claim(self.db, cursor, wants, self.lease, self.retries)
 
     def _record(self, cursor, outcomes):
@@ -164,23 +163,12 @@ class Worker:
             self.db, cursor, outcomes, utcnow(), disable_after
         ):
             self.logger.warning("webhook endpoint %s disabled: %s", endpoint_id, reason)
-            self._next_directory = 0.0  # stop sending to it at once
 
     async def _find_other_receivers(self):
         # Deliveries to a receiver no longer configured are still sent, and deleted in time.
         for receiver in await self._in_db(store.receivers, self.db):
             self.receivers.add(receiver)
         self._looked_for_other_receivers = True
-
-    async def _read_endpoints(self):
-        """Read the endpoints again every ENDPOINTS_INTERVAL: new ones are sent to, changed
-        ones as they now are, disabled and deleted ones no more."""
-        if time.monotonic() < self._next_directory:
-            return
-        await self._in_db(self.directory.refresh, self.db)
-        for key in self.directory.targets:
-            self.receivers.add(key)
-        self._next_directory = time.monotonic() + ENDPOINTS_INTERVAL
 
     def _start_ready(self):
         """Start an attempt for every queued delivery that has a free slot."""

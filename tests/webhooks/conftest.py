@@ -2,6 +2,7 @@
 
 import pytest
 
+from endpoint_helpers import ENDPOINT_SETTINGS, Admin, issue_admin_token
 from liveserver import environment
 from receiver import Receiver
 from webhook_helpers import SECRET
@@ -43,3 +44,40 @@ def hooked_server(live_server, database_url, hooked_settings, start_workers):
     """gunicorn with webhooks on, and a way to start `flask webhooks run` workers beside it."""
     server = live_server(database_url, **environment(hooked_settings))
     return server, lambda: start_workers(server.env)[0]
+
+
+@pytest.fixture
+def endpoint_stack(live_server, database_url, start_workers):
+    """stack(**settings): gunicorn on the test database with those webhook settings, an Admin
+    of its /webhooks API, and start() for its workers: two on PostgreSQL, where several hosts
+    share the outbox, one on SQLite. Returns (server, admin, start)."""
+
+    def stack(**settings):
+        server = live_server(database_url, **environment({**ENDPOINT_SETTINGS, **settings}))
+        admin = Admin(server, issue_admin_token(database_url))
+        count = 2 if database_url.startswith("postgresql") else 1
+
+        def start(**overrides):
+            env = {**server.env, **environment(overrides)}
+            return [start_workers(env) for _ in range(count)]
+
+        return server, admin, start
+
+    return stack
+
+
+@pytest.fixture
+def make_receiver():
+    """make(status=200): a receiver on a local port; every request it got must verify with the
+    secret it is given (verify_with) by the end of the test."""
+    made = []
+
+    def make(status=200):
+        server = Receiver(status=status)
+        made.append(server)
+        return server
+
+    yield make
+    for server in made:
+        server.close()
+    assert [server.unverified for server in made] == [[] for _ in made]
