@@ -1,8 +1,8 @@
 """Fixtures of the webhook tests: a verifying receiver, settings that use it, apps and servers."""
 
 import pytest
-
 from endpoint_helpers import ENDPOINT_SETTINGS, Admin, issue_admin_token
+
 from liveserver import environment
 from receiver import Receiver
 from webhook_helpers import SECRET

@@ -5,9 +5,9 @@ import json
 import re
 
 import pytest
+from endpoint_helpers import statuses
 from standardwebhooks.webhooks import Webhook
 
-from endpoint_helpers import statuses
 from harness.processes import wait_for
 from webhook_helpers import SECRET
 

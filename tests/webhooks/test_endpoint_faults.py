@@ -1,0 +1,192 @@
+"""Webhook endpoints that misbehave, end to end: each fault its own case, with its bound."""
+
+import datetime
+import email.utils
+import time
+
+import pytest
+from endpoint_helpers import statuses
+
+from harness.processes import wait_for
+from harness.receivers import SilentReceiver
+
+pytestmark = pytest.mark.e2e
+
+
+def metric(server, name, labels):
+    """The value of one sample of /metrics, or None."""
+    line = f"{name}{{{labels}}} "
+    for text in server.request("GET", "/metrics").body.decode().splitlines():
+        if text.startswith(line):
+            return float(text.removeprefix(line))
+    return None
+
+
+def logged(log_path, endpoint_id):
+    """Whether a worker's log says that it disabled the endpoint, as a WARNING."""
+    return any(
+        "WARNING" in line and f"webhook endpoint {endpoint_id} disabled" in line
+        for line in log_path.read_text().splitlines()
+    )
+
+
+def test_an_endpoint_that_answers_410_is_disabled_at_once(endpoint_stack, make_receiver):
+    receiver = make_receiver(status=410)
+    server, admin, start = endpoint_stack()
+    endpoint = admin.register(receiver.url)
+    receiver.verify_with(endpoint["secret"])
+    for plant_id in range(5):
+        server.request("POST", "/plants", {"id": plant_id, "name": "Fern"})
+    workers = start()
+    started = time.monotonic()
+    wait_for(lambda: not admin.get(endpoint["id"])["enabled"], 30, "the endpoint disabled")
+    assert time.monotonic() - started < 10
+    shown = admin.get(endpoint["id"])
+    assert shown["disabled_reason"] == "the endpoint answered 410 Gone"
+    log = admin.deliveries(endpoint["id"])
+    assert statuses(log) == ["failed"] * 5
+    assert {each["response_status"] for each in log if each["attempts"]} == {410}
+    assert metric(server, "plantstore_webhook_endpoints_disabled_total", 'reason="gone"') == 1
+    wait_for(lambda: any(logged(path, endpoint["id"]) for _, path in workers), 10, "a warning")
+    server.request("POST", "/plants", {"id": 99, "name": "Fern"})
+    assert len(admin.deliveries(endpoint["id"])) == 5  # a disabled endpoint gets no new event
+
+
+@pytest.mark.parametrize("form", ["seconds", "HTTP date"])
+def test_retry_after_on_a_503_puts_the_next_attempt_off(endpoint_stack, make_receiver, form):
+    receiver = make_receiver()
+    wait = 2
+    value = str(wait) if form == "seconds" else None
+    server, admin, start = endpoint_stack()
+    endpoint = admin.register(receiver.url)
+    receiver.verify_with(endpoint["secret"])
+    start()
+    if value is None:  # an HTTP date has whole seconds: one more, so none is lost
+        value = email.utils.formatdate(time.time() + wait + 1, usegmt=True)
+    receiver.script = [(503, {"Retry-After": value})]
+    server.request("POST", "/plants", {"id": 1, "name": "Fern"})
+    wait_for(lambda: len(receiver.requests) == 2, 30, "the retry")
+    first, second = receiver.arrivals
+    assert wait <= second - first < wait + 5  # the backoff alone was 0.1 s at most
+    delivered = admin.deliveries(endpoint["id"])[0]
+    assert (delivered["status"], delivered["attempts"]) == ("delivered", 2)
+
+
+def test_retry_after_is_capped_an_hour_past_the_backoff(endpoint_stack, make_receiver):
+    receiver = make_receiver()
+    receiver.script = [(429, {"Retry-After": str(10 * 3600)})]
+    server, admin, start = endpoint_stack()
+    endpoint = admin.register(receiver.url)
+    receiver.verify_with(endpoint["secret"])
+    start()
+    server.request("POST", "/plants", {"id": 1, "name": "Fern"})
+    wait_for(lambda: admin.deliveries(endpoint["id"])[0]["attempts"] == 1, 30, "an attempt")
+    wait_for(lambda: admin.deliveries(endpoint["id"])[0]["last_attempt_at"], 30, "recorded")
+    delivery = admin.deliveries(endpoint["id"])[0]
+    assert delivery["response_status"] == 429
+    after = _seconds(delivery["next_attempt_at"]) - _seconds(delivery["last_attempt_at"])
+    assert 3600 <= after <= 3600 + 1  # the backoff (0.1 s at most) and an hour
+
+
+def _seconds(rfc3339):
+    return datetime.datetime.fromisoformat(rfc3339).timestamp()
+
+
+def test_an_endpoint_that_hangs_times_out_and_holds_up_no_other(endpoint_stack, make_receiver):
+    healthy = make_receiver()
+    hung = SilentReceiver()
+    try:
+        server, admin, start = endpoint_stack()
+        stuck = admin.register(hung.url)
+        fine = admin.register(healthy.url)
+        healthy.verify_with(fine["secret"])
+        start()
+        created = time.monotonic()
+        server.request("POST", "/plants", {"id": 1, "name": "Fern"})
+        wait_for(lambda: healthy.requests, 30, "the healthy endpoint's delivery")
+        assert healthy.arrivals[0] - created < 2
+        wait_for(lambda: admin.deliveries(stuck["id"])[0]["last_error"], 30, "a timeout")
+        delivery = admin.deliveries(stuck["id"])[0]
+        assert (delivery["last_error"], delivery["response_status"]) == ("timeout", None)
+    finally:
+        hung.close()
+
+
+def test_a_redirect_is_not_followed(endpoint_stack, make_receiver):
+    receiver = make_receiver()
+    receiver.status = (302, {"Location": "http://10.0.0.1/hook"})
+    server, admin, start = endpoint_stack()
+    endpoint = admin.register(receiver.url, events=["plant.created"])
+    receiver.verify_with(endpoint["secret"])
+    start()
+    server.request("POST", "/plants", {"id": 1, "name": "Fern"})
+    wait_for(lambda: admin.deliveries(endpoint["id"])[0]["status"] == "failed", 30, "failure")
+    delivery = admin.deliveries(endpoint["id"])[0]
+    assert (delivery["response_status"], delivery["last_error"]) == (302, "HTTP 302")
+    assert len(receiver.requests) == delivery["attempts"] == 3
+
+
+@pytest.mark.parametrize("host", ["localhost", "127.0.0.1"])
+def test_an_address_that_is_not_public_at_connect_time_is_never_reached(
+    endpoint_stack, make_receiver, host
+):
+    receiver = make_receiver()
+    server, admin, start = endpoint_stack()  # the API allows 127.0.0.0/8 ...
+    url = receiver.url.replace("127.0.0.1", host)
+    endpoint = admin.register(url, events=["plant.created"])
+    start(WEBHOOK_ALLOWED_NETWORKS="")  # ... the workers do not
+    server.request("POST", "/plants", {"id": 1, "name": "Fern"})
+    wait_for(lambda: admin.deliveries(endpoint["id"])[0]["status"] == "failed", 30, "failure")
+    delivery = admin.deliveries(endpoint["id"])[0]
+    assert "127.0.0.1 is not a public address" in delivery["last_error"] or (
+        host == "localhost" and "::1 is not a public address" in delivery["last_error"]
+    )
+    assert delivery["response_status"] is None
+    assert receiver.requests == []
+
+
+def test_an_endpoint_failing_for_disable_after_is_disabled_at_its_next_failure(
+    endpoint_stack, make_receiver
+):
+    receiver = make_receiver(status=500)
+    server, admin, start = endpoint_stack(
+        WEBHOOK_DISABLE_AFTER=1, WEBHOOK_MAX_ATTEMPTS=50, WEBHOOK_RETRY_MAX_DELAY=0.3
+    )
+    endpoint = admin.register(receiver.url)
+    receiver.verify_with(endpoint["secret"])
+    start()
+    server.request("POST", "/plants", {"id": 1, "name": "Fern"})
+    wait_for(lambda: not admin.get(endpoint["id"])["enabled"], 30, "the endpoint disabled")
+    assert receiver.arrivals[-1] - receiver.arrivals[0] >= 1
+    reason = admin.get(endpoint["id"])["disabled_reason"]
+    assert reason == "every attempt failed for PLANTSTORE_WEBHOOK_DISABLE_AFTER seconds"
+    assert metric(server, "plantstore_webhook_endpoints_disabled_total", 'reason="failing"') == 1
+    assert statuses(admin.deliveries(endpoint["id"])) == ["failed"]
+
+
+def test_kill_9_of_the_worker_never_leaves_a_disabled_endpoint_with_pending_deliveries(
+    endpoint_stack, make_receiver
+):
+    receiver = make_receiver(status=410)
+    server, admin, start = endpoint_stack(WEBHOOK_MAX_ATTEMPTS=10)
+    endpoint = admin.register(receiver.url)
+    receiver.verify_with(endpoint["secret"])
+    for plant_id in range(20):
+        server.request("POST", "/plants", {"id": plant_id, "name": "Fern"})
+
+    def consistent():
+        enabled = admin.get(endpoint["id"])["enabled"]
+        pending = admin.deliveries(endpoint["id"], "?status=pending")
+        return enabled or pending == []
+
+    (process, _), *others = start()
+    for other, _ in others:
+        other.kill()
+    wait_for(lambda: receiver.requests, 30, "the 410")
+    process.kill()  # while the 410 is being recorded, or just before
+    process.wait()
+    assert consistent()
+    start()
+    wait_for(lambda: not admin.get(endpoint["id"])["enabled"], 30, "the endpoint disabled")
+    assert consistent()
+    assert statuses(admin.deliveries(endpoint["id"])) == ["failed"] * 20
