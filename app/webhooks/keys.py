@@ -3,8 +3,6 @@
 import base64
 import secrets
 
-from cryptography.fernet import Fernet, InvalidToken, MultiFernet
-
 # A secret is shown as this prefix and the base64 of its signing key (Standard Webhooks).
 PREFIX = "whsec_"
 # How a stored secret says how it is kept: sealed with a Fernet key, or as it is.
@@ -30,7 +28,13 @@ class Keyring:
     no key, keeps them as they are."""
 
     def __init__(self, keys):
-        self.fernet = MultiFernet([Fernet(key) for key in keys]) if keys else None
+        self.fernet = None
+        if keys:
+            # Imported here: a process with no key never loads cryptography.
+            from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+
+            self.fernet = MultiFernet([Fernet(key) for key in keys])
+            self.invalid = InvalidToken
 
     def seal(self, secret):
         """The text to store for secret."""
@@ -46,7 +50,7 @@ class Keyring:
             raise UnreadableSecret("stored encrypted, and PLANTSTORE_WEBHOOK_KEYS is empty")
         try:
             return self.fernet.decrypt(stored.removeprefix(SEALED).encode()).decode()
-        except InvalidToken:
+        except self.invalid:
             raise UnreadableSecret("no key of PLANTSTORE_WEBHOOK_KEYS opens it") from None
 
 

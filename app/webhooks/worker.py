@@ -10,16 +10,13 @@ import math
 import signal
 import time
 
-from .. import database, events
-from ..database import Unavailable, utcnow
-from . import disabling, fanout, store
+from .. import database
+from ..database import Unavailable
+from . import store
+from .ledger import Ledger
 from .receivers import Receivers
-from .retries import Retries
 from .sender import Sender
-from .targets import Directory
 
-# Seconds a lease allows beyond the attempt and its recording, for clocks of hosts that differ.
-CLOCK_MARGIN = 5
 # Longest pause of a worker whose database keeps failing, seconds.
 MAX_OUTAGE_PAUSE = 30
 # Shortest time between two claim-and-record transactions: outcomes gather into one batch, and
@@ -30,8 +27,6 @@ BATCH_GAP = 0.1
 BUSY_POLL = 0.05
 # Seconds between two retention deletes while the last one found fewer rows than a batch.
 RETENTION_INTERVAL = 1
-# Events one round fans out at most: a bounded transaction, so creates get the write lock soon.
-FANOUT_BATCH = 500
 
 
 class Worker:
@@ -44,22 +39,14 @@ class Worker:
         self.db = database.of(app)
         self.logger = app.logger
         self.config = config
-        self.retries = Retries(config)
-        self.operator_types = {
-            name for name, event_type in events.types(app).items() if event_type.operator
-        }
+        self.ledger = Ledger(app)
+        self.directory = self.ledger.directory
+        self.retries = self.ledger.retries
         self.poll_interval = config["WEBHOOK_POLL_INTERVAL"]
         self.timeout = config["WEBHOOK_TIMEOUT"]
         self.retention = datetime.timedelta(seconds=config["WEBHOOK_RETENTION"])
         self.retention_batch = config["WEBHOOK_RETENTION_BATCH"]
-        # A claimed delivery waits at most one timeout for a slot, its attempt ends by its
-        # deadline and is recorded within the database timeout: no other worker can claim it
-        # while it is being sent.
-        self.lease = datetime.timedelta(
-            seconds=2 * self.timeout + config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
-        )
         self.receivers = Receivers(config)
-        self.directory = Directory(config, app.logger)
         self.outcomes = []
         self.unsent = []
         self.tasks = set()
@@ -110,13 +97,16 @@ class Worker:
             self._wake.clear()
             outcomes, self.outcomes = self.outcomes, []
             unsent, self.unsent = self.unsent, []
-            # Claimed deliveries are sent by then, or given back: see self.lease.
+            # Claimed deliveries are sent by then, or given back: see Ledger.lease.
             send_by = time.monotonic() + self.timeout
             try:
                 if not self._looked_for_other_receivers:
                     await self._find_other_receivers()
                 claimed = await self._in_db(
-                    self._exchange, outcomes, unsent, self.receivers.wants(self.directory.targets)
+                    self.ledger.exchange,
+                    outcomes,
+                    unsent,
+                    self.receivers.wants(self.directory.targets),
                 )
             except Unavailable as error:
                 self.outcomes[:0] = outcomes
@@ -141,28 +131,6 @@ class Worker:
                 self._found_work = time.monotonic()
             busy = time.monotonic() - self._found_work < self.poll_interval
             await self._idle(BUSY_POLL if busy else self.poll_interval)
-
-    def _exchange(self, outcomes, unsent, wants):
-        # In the database thread: one transaction fans new events out, records a batch of
-        # outcomes, gives back what was not sent in time, and claims the next batch: the write
-        # lock once per round.
-        with self.db.transaction() as cursor:
-            fanout.fan_out(
-                self.db, cursor, self.config["WEBHOOK_URLS"], self.operator_types, FANOUT_BATCH
-            )
-            self._record(cursor, outcomes)
-            store.release(self.db, cursor, unsent)
-            self.directory.refresh(self.db, cursor)
-            return store.claim(self.db, cursor, wants, self.lease, self.retries)
-
-    def _record(self, cursor, outcomes):
-        # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge.
-        store.record(self.db, cursor, outcomes)
-        disable_after = self.config["WEBHOOK_DISABLE_AFTER"]
-        for endpoint_id, reason in disabling.judge(
-            self.db, cursor, outcomes, utcnow(), disable_after
-        ):
-            self.logger.warning("webhook endpoint %s disabled: %s", endpoint_id, reason)
 
     async def _find_other_receivers(self):
         # Deliveries to a receiver no longer configured are still sent, and deleted in time.
@@ -258,7 +226,7 @@ class Worker:
         gives_up = time.monotonic() + self.db.timeout
         while self.outcomes or self.unsent:
             try:
-                await self._in_db(self._record_and_release, self.outcomes, self.unsent)
+                await self._in_db(self.ledger.settle, self.outcomes, self.unsent)
                 return
             except Unavailable as error:
                 if time.monotonic() > gives_up:
@@ -269,11 +237,6 @@ class Worker:
                     )
                     return
                 await asyncio.sleep(min(self.poll_interval, 1))
-
-    def _record_and_release(self, outcomes, unsent):
-        with self.db.transaction() as cursor:
-            self._record(cursor, outcomes)
-            store.release(self.db, cursor, unsent)
 
     async def _in_db(self, function, *args):
         return await self.loop.run_in_executor(self._db_thread, function, *args)

@@ -1,0 +1,62 @@
+"""The worker's side of the database: each round's one transaction, and the transaction that
+settles a stop. Its methods run in the worker's database thread."""
+
+import datetime
+
+from .. import database, events
+from ..database import utcnow
+from . import disabling, fanout, store
+from .retries import Retries
+from .targets import Directory
+
+# Seconds a lease allows beyond the attempt and its recording, for clocks of hosts that differ.
+CLOCK_MARGIN = 5
+# Events one round fans out at most: a bounded transaction, so creates get the write lock soon.
+FANOUT_BATCH = 500
+
+
+class Ledger:
+    """Fans events out, records outcomes (and the endpoints they disable), gives back what was
+    not sent, reads the endpoints, and claims: the write lock once per round."""
+
+    def __init__(self, app):
+        config = app.config
+        self.db = database.of(app)
+        self.logger = app.logger
+        self.urls = config["WEBHOOK_URLS"]
+        self.disable_after = config["WEBHOOK_DISABLE_AFTER"]
+        self.retries = Retries(config)
+        self.directory = Directory(config, app.logger)
+        self.operator_types = {
+            name for name, event_type in events.types(app).items() if event_type.operator
+        }
+        # A claimed delivery waits at most one timeout for a slot, its attempt ends by its
+        # deadline and is recorded within the database timeout: no other worker can claim it
+        # while it is being sent.
+        timeout = config["WEBHOOK_TIMEOUT"]
+        self.lease = datetime.timedelta(
+            seconds=2 * timeout + config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
+        )
+
+    def exchange(self, outcomes, unsent, wants):
+        """One round's transaction; the Deliveries claimed (up to wants[receiver] each)."""
+        with self.db.transaction() as cursor:
+            fanout.fan_out(self.db, cursor, self.urls, self.operator_types, FANOUT_BATCH)
+            self._record(cursor, outcomes)
+            store.release(self.db, cursor, unsent)
+            self.directory.refresh(self.db, cursor)
+            return store.claim(self.db, cursor, wants, self.lease, self.retries)
+
+    def settle(self, outcomes, unsent):
+        """Record the last outcomes and give back what was not sent (at a stop)."""
+        with self.db.transaction() as cursor:
+            self._record(cursor, outcomes)
+            store.release(self.db, cursor, unsent)
+
+    def _record(self, cursor, outcomes):
+        # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge.
+        store.record(self.db, cursor, outcomes)
+        for endpoint_id, reason in disabling.judge(
+            self.db, cursor, outcomes, utcnow(), self.disable_after
+        ):
+            self.logger.warning("webhook endpoint %s disabled: %s", endpoint_id, reason)
