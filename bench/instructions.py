@@ -100,7 +100,10 @@ def inner(side):
         first = 10**9 * (number + 1)
         # Each scenario starts from an empty garbage collector: otherwise a full collection,
         # due after so many allocations of the whole run, lands in whichever scenario it may.
+        # What the imports left is frozen: a full collection then costs what the scenario
+        # allocated, not the size of every module the process happens to have loaded.
         gc.collect()
+        gc.freeze()
         exec(MEASURE, {"call": call, "numbers": range(first, first + REQUESTS)})
 
 

@@ -39,6 +39,11 @@ BAD_SETTINGS = [
     ("PLANTSTORE_WEBHOOK_CLAIM_BATCH", "-1", "'-1'"),
     ("PLANTSTORE_WEBHOOK_RETENTION", "a week", "'a week'"),
     ("PLANTSTORE_WEBHOOK_RETENTION_BATCH", "0", "'0'"),
+    ("PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS", "127.0.0.0/8,intranet", "'127.0.0.0/8,intranet'"),
+    ("PLANTSTORE_WEBHOOK_MAX_ENDPOINTS", "0", "'0'"),
+    ("PLANTSTORE_WEBHOOK_SECRET_OVERLAP", "a day", "'a day'"),
+    ("PLANTSTORE_WEBHOOK_DISABLE_AFTER", "-1", "'-1'"),
+    ("PLANTSTORE_WEBHOOK_KEYS", "short-fernet-key", "key #1 is not a Fernet key"),
     ("PLANTSTORE_LOG_FORMAT", "xml", "'xml'"),
     ("PLANTSTORE_METRICS_TOKEN", "short-metrics-token", "a value of 19 characters"),
     ("PLANTSTORE_RATE_LIMIT", "5 per fortnight", "'5 per fortnight'"),
@@ -67,6 +72,7 @@ NEVER_SHOWN = (
     "hook-token",
     "short-metrics-token",
     "redis-password",
+    "short-fernet-key",
 )
 # A refusal comes before anything touches the database or the network.
 REFUSAL_SECONDS = 10
