@@ -13,9 +13,12 @@ from pytest_redis import factories
 from sqlalchemy import MetaData, create_engine, make_url
 
 from app import create_app, database
+from app.auth import ADMIN
 from app.database import migrate
+from app.tokens import store as token_store
+from app.tokens.lookup import token_hash
 from harness.worker import start_worker
-from helpers import TOKEN
+from helpers import ADMIN_TOKEN, TOKEN
 from liveserver import Servers
 from local_servers import (
     POSTGRES_URL_VARIABLE,
@@ -170,6 +173,13 @@ def runner(app):
 def auth_headers():
     """Headers of an authenticated read-write request."""
     return {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture
+def admin_headers(app):
+    """Headers of a request with an admin token, which is issued in the app's database."""
+    token_store.create(database.of(app), "test admin", token_hash(ADMIN_TOKEN), ADMIN, None)
+    return {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
 
 @pytest.fixture

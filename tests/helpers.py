@@ -1,6 +1,8 @@
-"""What test modules share beside fixtures: the static token, and the Error shape's check."""
+"""What test modules share beside fixtures: the tokens, and the Error shape's check."""
 
 TOKEN = "test-read-write-token-0123456789abcdef"
+# Issued in the test database by the admin_headers fixture: a static token is read-write only.
+ADMIN_TOKEN = "pst_test-admin-token-0123456789abcdef"
 
 
 def assert_error(response, status):
