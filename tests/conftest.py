@@ -13,12 +13,9 @@ from pytest_redis import factories
 from sqlalchemy import MetaData, create_engine, make_url
 
 from app import create_app, database
-from app.auth import ADMIN
 from app.database import migrate
-from app.tokens import store as token_store
-from app.tokens.lookup import token_hash
 from harness.worker import start_worker
-from helpers import ADMIN_TOKEN, TOKEN
+from helpers import TOKEN, issue_admin_token
 from liveserver import Servers
 from local_servers import (
     POSTGRES_URL_VARIABLE,
@@ -178,8 +175,7 @@ def auth_headers():
 @pytest.fixture
 def admin_headers(app):
     """Headers of a request with an admin token, which is issued in the app's database."""
-    token_store.create(database.of(app), "test admin", token_hash(ADMIN_TOKEN), ADMIN, None)
-    return {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    return issue_admin_token(app)
 
 
 @pytest.fixture
