@@ -15,7 +15,7 @@ from sqlalchemy import MetaData, create_engine, make_url
 from app import create_app, database
 from app.database import migrate
 from harness.worker import start_worker
-from helpers import TOKEN
+from helpers import TOKEN, issue_admin_token
 from liveserver import Servers
 from local_servers import (
     POSTGRES_URL_VARIABLE,
@@ -170,6 +170,12 @@ def runner(app):
 def auth_headers():
     """Headers of an authenticated read-write request."""
     return {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture
+def admin_headers(app):
+    """Headers of a request with an admin token, which is issued in the app's database."""
+    return issue_admin_token(app)
 
 
 @pytest.fixture

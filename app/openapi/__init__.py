@@ -65,11 +65,12 @@ def _in_order_of(app):
 
 
 def _new_spec():
+    plugin = MarshmallowPlugin()
     spec = APISpec(
         title="Plant Store",
         version="1.0.0",
         openapi_version="3.1.0",
-        plugins=[MarshmallowPlugin()],
+        plugins=[plugin],
         info={
             "description": "A plant store: create, list, read and delete plants, and hear of "
             "each new plant through a signed webhook.",
@@ -87,10 +88,19 @@ def _new_spec():
             "PLANTSTORE_API_TOKENS.",
         },
     )
+    plugin.converter.add_attribute_function(_event_type_enum)
     for name, description in ratelimit.HEADER_DESCRIPTIONS.items():
         schema = {"type": "integer", "minimum": 0}
         spec.components.header(name, {"description": description, "schema": schema})
     return spec
+
+
+def _event_type_enum(_converter, field, **_kwargs):
+    """The enum of a field that names an event type (``metadata={"event_type": True}``): the
+    types the features announce, which the schemas of webhooks cannot know."""
+    if field.metadata.get("event_type"):
+        return {"enum": [event.name for event in EVENT_TYPES]}
+    return {}
 
 
 def _register_schemas(spec, operations):

@@ -1,22 +1,13 @@
 """The JSON shapes of plants: what a create takes and answers, what reads answer, and the ids."""
 
-import re
+from marshmallow import EXCLUDE, Schema, fields, missing, validate
 
-from marshmallow import EXCLUDE, Schema, ValidationError, fields, missing, validate
+from ..validation import IntegerLiteral, clean_text
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 TEXT_MAX = 255
 INT64_RANGE = validate.Range(min=INT64_MIN, max=INT64_MAX)
-
-
-def _clean_text(value):
-    if "\x00" in value:
-        raise ValidationError("Must not contain a NUL character.")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValidationError("Must not contain an unpaired surrogate.") from None
 
 
 class OptionalString(fields.String):
@@ -31,11 +22,11 @@ class PlantSchema(Schema):
 
     name = fields.String(
         required=True,
-        validate=[validate.Length(min=1, max=TEXT_MAX), _clean_text],
+        validate=[validate.Length(min=1, max=TEXT_MAX), clean_text],
         metadata={"description": "The name of the plant", "examples": ["Monstera"]},
     )
     tag = OptionalString(
-        validate=[validate.Length(max=TEXT_MAX), _clean_text],
+        validate=[validate.Length(max=TEXT_MAX), clean_text],
         metadata={
             "description": "A tag that specifies the type of the plant",
             "examples": ["tropical"],
@@ -65,17 +56,6 @@ class NewPlantSchema(PlantSchema):
 
 class StoredPlantSchema(NewPlantSchema):
     """StoredPlant: what the GET endpoints answer, the id included."""
-
-
-class IntegerLiteral(fields.Integer):
-    """An integer written in a URL as decimal digits with an optional minus sign."""
-
-    LITERAL = re.compile(r"-?[0-9]{1,19}")
-
-    def _deserialize(self, value, attr, data, **kwargs):
-        if not isinstance(value, str) or not self.LITERAL.fullmatch(value):
-            raise self.make_error("invalid")
-        return super()._deserialize(int(value), attr, data, **kwargs)
 
 
 class PlantIdSchema(Schema):

@@ -1,20 +1,27 @@
 """Webhooks: the outbox that events are published to, the worker that delivers them, its SQL,
-its commands, its metrics and its part of the OpenAPI document. It knows events by their type
-and body alone: which events exist is their features' to say."""
+its commands, its metrics, the /webhooks endpoints that receivers register through the API, and
+its part of the OpenAPI document. It knows events by their type and body alone: which events
+exist is their features' to say."""
 
-from .. import database, events, metrics
+from .. import database, events, headers, metrics
+from . import log_routes  # noqa: F401 (importing it adds the log's operations to bp)
 from .cli import webhooks_cli
 from .collector import DeliveryCollector
-from .keys import warn_if_unsealed
+from .keys import Keyring, warn_if_unsealed
 from .outbox import Outbox
+from .routes import KEYRING, bp
 
 __all__ = ["init_app", "warn_if_unsealed"]
 
 
 def init_app(app):
-    """Take published events; register the webhooks command group and the per-receiver
-    gauges of /metrics."""
+    """Take published events; serve /webhooks, which no cache may keep, sealing secrets with
+    PLANTSTORE_WEBHOOK_KEYS; register the webhooks command group and the per-receiver gauges
+    of /metrics."""
     db, urls = database.of(app), app.config["WEBHOOK_URLS"]
     events.set_outbox(app, Outbox(db, urls))
+    app.register_blueprint(bp)
+    headers.no_store(app, bp.url_prefix)
+    app.extensions[KEYRING] = Keyring(app.config["WEBHOOK_KEYS"])
     app.cli.add_command(webhooks_cli)
     metrics.of(app).registry.register(DeliveryCollector(db, urls, app.logger))

@@ -66,6 +66,17 @@ def test_read_only_token_reads_but_may_not_write(client, auth_headers, issue):
     assert client.get("/plants/1", headers=bearer(token)).status_code == 200
 
 
+def test_admin_token_may_do_what_read_write_may_and_use_webhooks(client, runner, issue):
+    token = issue("ops", "--admin")
+    read_write = issue("ci")
+    assert client.post("/plants", json=PLANT, headers=bearer(token)).status_code == 200
+    assert client.delete("/plants/1", headers=bearer(token)).status_code == 204
+    assert client.get("/webhooks", headers=bearer(token)).status_code == 200
+    assert client.get("/webhooks", headers=bearer(read_write)).status_code == 403
+    listed = runner.invoke(args=["tokens", "list"]).output.splitlines()
+    assert next(line.split() for line in listed if line.startswith("ops "))[1] == "admin"
+
+
 def test_read_only_token_is_refused_before_the_body_is_read(client, issue):
     token = issue("dashboard", "--read-only")
     response = client.post("/plants", data=b"{broken", headers=bearer(token))
@@ -140,6 +151,11 @@ def test_database_holds_no_token_in_plain_text(app, issue, tmp_path):
         pytest.param(["create", "x" * 101], "NAME", id="name too long"),
         pytest.param(["create", "new", "--expires-in", "0"], "expires-in", id="zero days"),
         pytest.param(["create", "new", "--expires-in", "-1"], "expires-in", id="negative days"),
+        pytest.param(
+            ["create", "new", "--read-only", "--admin"],
+            "--read-only and --admin exclude each other",
+            id="read-only admin",
+        ),
     ],
 )
 def test_bad_command_fails_cleanly(runner, issue, args, says):

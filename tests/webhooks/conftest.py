@@ -1,7 +1,7 @@
 """Fixtures of the webhook tests: a verifying receiver, settings that use it, apps and servers."""
 
 import pytest
-from endpoint_helpers import ENDPOINT_SETTINGS, Admin, issue_admin_token
+from live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
 
 from liveserver import environment
 from receiver import Receiver

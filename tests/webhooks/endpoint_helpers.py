@@ -1,82 +1,74 @@
-"""What the end-to-end tests of webhook endpoints share: an admin token, the /webhooks API of a
-live server, and reading the worker's log."""
+"""What the /webhooks API tests share: registering endpoints, and deliveries rows written and
+read straight in the app's database (state to start from, not a stand-in for it)."""
 
-import secrets
+import datetime
+import json
+import re
+import uuid
 
-from app import create_app, database
-from app.auth import ADMIN
-from app.tokens import store as token_store
-from app.tokens.lookup import token_hash
+from sqlalchemy import select
 
-# Retrying fast, reaching the receivers of the tests on 127.0.0.1.
-ENDPOINT_SETTINGS = {
-    "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8",
-    "WEBHOOK_MAX_ATTEMPTS": 3,
-    "WEBHOOK_RETRY_DELAY": 0.1,
-    "WEBHOOK_RETRY_MAX_DELAY": 0.2,
-    "WEBHOOK_TIMEOUT": 1,
-    "WEBHOOK_POLL_INTERVAL": 0.05,
-}
+from app import database
+from app.webhooks.store import deliveries
+
+# A host that never resolves (RFC 6761), so that the address rule accepts it.
+URL = "https://nowhere.invalid/hooks"
+LINK = re.compile(r'<(?P<url>[^>]+)>; rel="next"')
+T0 = datetime.datetime(2026, 1, 1, 12, 0, tzinfo=datetime.UTC)
 
 
-def issue_admin_token(database_url):
-    """A new admin token in the database at database_url, as `tokens create --admin` makes."""
-    app = create_app({"DATABASE_URL": database_url})
-    token = "pst_" + secrets.token_urlsafe(32)
+def register(client, headers, **body):
+    """POST /webhooks with body (url defaults to URL); the created endpoint, secret included."""
+    response = send(client, "POST", "/webhooks", headers, {"url": URL, **body})
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+def send(client, method, path, headers, body=None):
+    """A request with a JSON body written by the json module, which keeps lone surrogates."""
+    data = None if body is None else json.dumps(body)
+    return client.open(
+        path, method=method, data=data, content_type="application/json", headers=headers
+    )
+
+
+def add_delivery(app, receiver, status="failed", created_at=T0, **columns):
+    """Write one deliveries row of receiver; its id."""
+    row = {
+        "id": uuid.uuid4().hex,
+        "receiver": receiver,
+        "event": "plant.created",
+        "body": '{"id":1,"name":"Fern"}',
+        "status": status,
+        "attempts": 3,
+        "created_at": created_at,
+        "next_attempt_at": created_at + datetime.timedelta(minutes=5),
+        **columns,
+    }
     db = database.of(app)
-    token_store.create(db, f"admin-{secrets.token_hex(4)}", token_hash(token), ADMIN, None)
-    db.engine.dispose()
-    return token
+    with db.engine.begin() as conn:
+        conn.execute(deliveries.insert(), row)
+    return row["id"]
 
 
-class Admin:
-    """The /webhooks API of a live server, called with an admin token; each call asserts its
-    success status."""
-
-    def __init__(self, server, token):
-        self.server = server
-        self.token = token
-
-    def call(self, method, path, body=None, expected=200):
-        """One request; the response, its status checked."""
-        response = self.server.request(method, path, body, token=self.token)
-        assert response.status == expected, (response.status, response.body)
-        return response
-
-    def register(self, url, **fields):
-        """POST /webhooks; the new endpoint, its secret included."""
-        return self.call("POST", "/webhooks", {"url": url, **fields}, 201).json()
-
-    def patch(self, endpoint_id, **fields):
-        """PATCH /webhooks/{id}; the endpoint as it now is."""
-        return self.call("PATCH", f"/webhooks/{endpoint_id}", fields).json()
-
-    def get(self, endpoint_id):
-        """GET /webhooks/{id}."""
-        return self.call("GET", f"/webhooks/{endpoint_id}").json()
-
-    def rotate(self, endpoint_id):
-        """POST /webhooks/{id}/secret; the new secret."""
-        return self.call("POST", f"/webhooks/{endpoint_id}/secret").json()["secret"]
-
-    def deliveries(self, endpoint_id, query=""):
-        """GET /webhooks/{id}/deliveries, newest first."""
-        return self.call("GET", f"/webhooks/{endpoint_id}/deliveries{query}").json()
-
-    def resend(self, endpoint_id, delivery_id):
-        """POST .../deliveries/{delivery_id}/resend."""
-        path = f"/webhooks/{endpoint_id}/deliveries/{delivery_id}/resend"
-        return self.call("POST", path, expected=202)
-
-    def recover(self, endpoint_id, since):
-        """POST /webhooks/{id}/recover with since."""
-        return self.call("POST", f"/webhooks/{endpoint_id}/recover", {"since": since}, 202)
-
-    def delete(self, endpoint_id):
-        """DELETE /webhooks/{id}."""
-        return self.call("DELETE", f"/webhooks/{endpoint_id}", expected=204)
+def delivery_rows(app, receiver=None):
+    """Every deliveries row (of receiver, if given) by id, each as a dict."""
+    query = select(deliveries)
+    if receiver is not None:
+        query = query.where(deliveries.c.receiver == receiver)
+    with database.of(app).engine.connect() as conn:
+        return {row.id: row._asdict() for row in conn.execute(query)}
 
 
-def statuses(deliveries):
-    """The status of each delivery of a log, newest first."""
-    return [delivery["status"] for delivery in deliveries]
+def pages(client, headers, url):
+    """Follow the Link header from url; the items of each page, and the next URLs seen."""
+    found, links = [], []
+    while url is not None:
+        response = client.get(url, headers=headers)
+        assert response.status_code == 200, response.get_json()
+        found.append(response.get_json())
+        link = LINK.fullmatch(response.headers.get("Link", ""))
+        url = link["url"] if link else None
+        if url:
+            links.append(url)
+    return found, links

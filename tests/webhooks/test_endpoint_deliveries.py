@@ -5,7 +5,7 @@ import json
 import re
 
 import pytest
-from endpoint_helpers import statuses
+from live_endpoints import statuses
 from standardwebhooks.webhooks import Webhook
 
 from harness.processes import wait_for

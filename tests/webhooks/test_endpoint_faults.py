@@ -5,7 +5,7 @@ import email.utils
 import time
 
 import pytest
-from endpoint_helpers import statuses
+from live_endpoints import statuses
 
 from harness.processes import wait_for
 from harness.receivers import SilentReceiver

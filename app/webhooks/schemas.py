@@ -1,0 +1,229 @@
+"""The JSON shapes of /webhooks: endpoints, what a create and a change take, deliveries, the
+recover body, and the queries and ids of the paths.
+
+Unlike /plants, a body with an unknown key is refused: a misspelt ``enabeld`` must not leave an
+endpoint on while its owner believes it off.
+"""
+
+import re
+from urllib.parse import urlsplit
+
+from flask import current_app
+from marshmallow import Schema, ValidationError, fields, post_load, validate
+
+from .. import events
+from ..validation import IntegerLiteral, clean_text
+from . import guard
+from .endpoints import ID_LENGTH
+
+URL_MAX = 2048
+TEXT_MAX = 255
+# Characters a URL never holds as they are (RFC 3986); urlsplit would drop some silently.
+NOT_IN_URL = re.compile(r"[\x00-\x20\x7f]")
+
+
+class Pattern(validate.Regexp):
+    """A string the whole of which matches regex (a JSON Schema pattern, in ^ and $)."""
+
+    def __call__(self, value):
+        """value, or ValidationError when the pattern does not match all of it."""
+        if self.regex.fullmatch(value) is None:
+            raise ValidationError(self._format_error(value))
+        return value
+
+
+ENDPOINT_ID = Pattern(f"^[A-Za-z0-9_-]{{1,{ID_LENGTH}}}$", error="Not a valid id.")
+EXAMPLE_ID = "ep_Jq3vX0bqkA2mXcT7yZ9o1w"
+LIMIT = validate.Range(min=1, max=1000)
+
+
+def _url(value):
+    clean_text(value)
+    if NOT_IN_URL.search(value):
+        raise ValidationError("Must not contain spaces or control characters.")
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 (a port out of range raises only when read)
+    except ValueError:
+        raise ValidationError("Not a valid URL.") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ValidationError("Must be an absolute http:// or https:// URL with a host.")
+    if "#" in value:
+        raise ValidationError("Must not have a fragment.")
+    if guard.literal(parts.hostname) is None:
+        try:
+            parts.hostname.encode("idna")  # what resolving it will do
+        except UnicodeError:
+            raise ValidationError("Not a valid URL: its host is not a valid name.") from None
+
+
+def _declared(name):
+    declared = events.types(current_app)
+    if name not in declared:
+        raise ValidationError(f"Must be one of: {', '.join(sorted(declared))}.")
+
+
+def _every_event_type():
+    return sorted(events.types(current_app))
+
+
+class StrictBoolean(fields.Boolean):
+    """A JSON true or false, and nothing that merely looks like one ("true", 1)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
+def _url_field(**options):
+    return fields.String(
+        validate=[validate.Length(max=URL_MAX), _url],
+        metadata={
+            "description": "Where deliveries are POSTed: an absolute http:// or https:// URL "
+            "without a fragment, whose host is, and resolves to, public addresses only",
+            "examples": ["https://hooks.example.com/plantstore"],
+        },
+        **options,
+    )
+
+
+def _events_field(description="The event types the endpoint gets", **options):
+    return fields.List(
+        # openapi/ lists the declared types as this field's enum.
+        fields.String(validate=_declared, metadata={"event_type": True}),
+        validate=validate.Length(min=1, error="Must name at least one event type."),
+        metadata={"description": description, "examples": [["plant.created"]]},
+        **options,
+    )
+
+
+def _description_field(**options):
+    return fields.String(
+        validate=[validate.Length(max=TEXT_MAX), clean_text],
+        metadata={"description": "What the endpoint is for", "examples": ["Stock sync"]},
+        **options,
+    )
+
+
+def _enabled_field(**options):
+    return StrictBoolean(
+        metadata={
+            "description": "Whether the endpoint gets events; false fails its pending "
+            "deliveries, to be recovered once it is enabled again",
+            "examples": [True],
+        },
+        **options,
+    )
+
+
+class _Events(Schema):
+    """Event types given twice are kept once, in the order first given."""
+
+    @post_load
+    def _once_each(self, data, **_kwargs):
+        if "events" in data:
+            data["events"] = list(dict.fromkeys(data["events"]))
+        return data
+
+
+class NewWebhookEndpointSchema(_Events):
+    """NewWebhookEndpoint: the body of a create."""
+
+    url = _url_field(required=True)
+    events = _events_field(
+        "The event types the endpoint gets; by default, every one",
+        load_default=_every_event_type,
+    )
+    description = _description_field(load_default="")
+    enabled = _enabled_field(load_default=True)
+
+
+class WebhookEndpointChangeSchema(_Events):
+    """WebhookEndpointChange: the body of a change; every key is optional."""
+
+    url = _url_field()
+    events = _events_field()
+    description = _description_field()
+    enabled = _enabled_field()
+
+
+class WebhookEndpointSchema(Schema):
+    """WebhookEndpoint: a receiver registered through the API, without its secret."""
+
+    id = fields.String(
+        required=True,
+        metadata={"description": "Assigned by the service; opaque", "examples": [EXAMPLE_ID]},
+    )
+    url = _url_field(required=True)
+    description = _description_field(required=True)
+    events = _events_field(required=True)
+    enabled = _enabled_field(required=True)
+    disabled_reason = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Why it is disabled; null while enabled", "examples": [None]},
+    )
+    created_at = fields.DateTime(
+        required=True,
+        metadata={"description": "RFC 3339, UTC", "examples": ["2026-01-01T12:00:00+00:00"]},
+    )
+
+
+SECRET = fields.String(
+    required=True,
+    metadata={
+        "description": "Shown this once: `whsec_` and the base64 of the signing key, as a "
+        "Standard Webhooks library takes it",
+        "examples": ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
+    },
+)
+
+
+class NewWebhookSecretSchema(Schema):
+    """NewWebhookSecret: the secret a rotation made."""
+
+    secret = SECRET
+
+
+class CreatedWebhookEndpointSchema(WebhookEndpointSchema):
+    """CreatedWebhookEndpoint: the answer of a create, the only one that holds the secret."""
+
+    secret = SECRET
+
+
+class EndpointListQuerySchema(Schema):
+    """The query of GET /webhooks: a page of at most limit endpoints with ids above after."""
+
+    limit = IntegerLiteral(
+        load_default=100,
+        validate=LIMIT,
+        metadata={"description": "Most endpoints in one page", "default": 100, "examples": [2]},
+    )
+    after = fields.String(
+        load_default="",
+        validate=ENDPOINT_ID,
+        metadata={
+            "description": "Only endpoints with a larger id",
+            "examples": [EXAMPLE_ID],
+        },
+    )
+
+
+def endpoint_id_field():
+    """The {id} of a path under /webhooks/."""
+    return fields.String(
+        data_key="id",
+        required=True,
+        validate=ENDPOINT_ID,
+        metadata={
+            "description": "The id of the endpoint",
+            "examples": [EXAMPLE_ID],
+        },
+    )
+
+
+class EndpointIdSchema(Schema):
+    """The {id} of /webhooks/{id}."""
+
+    endpoint_id = endpoint_id_field()
