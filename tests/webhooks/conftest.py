@@ -3,6 +3,7 @@
 import pytest
 from live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
 
+from harness.processes import wait_for
 from liveserver import environment
 from receiver import Receiver
 from webhook_helpers import SECRET
@@ -59,7 +60,14 @@ def endpoint_stack(live_server, database_url, start_workers):
 
         def start(**overrides):
             env = {**server.env, **environment(overrides)}
-            return [start_workers(env) for _ in range(count)]
+            workers = [start_workers(env) for _ in range(count)]
+            logs = [log_path for _, log_path in workers]
+
+            def started():
+                return all("Delivering" in path.read_text() for path in logs)
+
+            wait_for(started, 30, "the workers' start")
+            return workers
 
         return server, admin, start
 

@@ -63,6 +63,11 @@ class Admin:
         """GET /webhooks/{id}/deliveries, newest first."""
         return self.call("GET", f"/webhooks/{endpoint_id}/deliveries{query}").json()
 
+    def newest(self, endpoint_id):
+        """The endpoint's newest delivery, or {} while it has none."""
+        log = self.deliveries(endpoint_id, "?limit=1")
+        return log[0] if log else {}
+
     def resend(self, endpoint_id, delivery_id):
         """POST .../deliveries/{delivery_id}/resend."""
         path = f"/webhooks/{endpoint_id}/deliveries/{delivery_id}/resend"
