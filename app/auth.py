@@ -5,10 +5,9 @@ Who a token belongs to is the tokens feature's to say: it plugs its lookup in wi
 rate limit counted once the caller is known, and what the document says of each.
 """
 
-import functools
 from typing import NamedTuple
 
-from flask import current_app
+from flask import current_app, request
 from flask_httpauth import HTTPTokenAuth
 from werkzeug.exceptions import Forbidden, Unauthorized
 
@@ -66,9 +65,19 @@ def verify_token(token):
     return caller
 
 
+@auth.get_user_roles
+def get_user_roles(caller):
+    """The roles a caller's scope holds."""
+    return ROLES[caller.scope]
+
+
 @auth.error_handler
 def auth_error(status):
-    """Hand a 401 to the one error handler, with the Bearer challenge."""
+    """Hand 401 and 403 to the one error handler, with the Bearer challenge on a 401."""
+    if status == 403:
+        # The message the operation declares for its role (see required()).
+        view = current_app.view_functions[request.url_rule.endpoint]
+        raise Forbidden(apidoc.operation_of(view).error_texts[403][1])
     limits = current_app.extensions.get(ratelimit.EXTENSION)
     if limits is not None:
         limits.check_refused()  # past its address's limit, a 429 instead
@@ -89,22 +98,8 @@ def required(role=None):
     """
 
     def decorator(view):
-        if role:
-            view = _needs(role, view)
-        guarded = apidoc.secured(ratelimit.documented(auth.login_required(view)))
+        guarded = apidoc.secured(ratelimit.documented(auth.login_required(role=role)(view)))
         guarded = apidoc.error(*UNAUTHORIZED)(apidoc.errors(UNAVAILABLE)(guarded))
         return apidoc.error(*FORBIDDEN[role])(guarded) if role else guarded
 
     return decorator
-
-
-def _needs(role, view):
-    message = FORBIDDEN[role][2]
-
-    @functools.wraps(view)
-    def with_role(*args, **kwargs):
-        if role not in ROLES[auth.current_user().scope]:
-            raise Forbidden(message)
-        return view(*args, **kwargs)
-
-    return with_role
