@@ -115,7 +115,7 @@ def list_webhook_endpoints(query):
     At most `limit` endpoints whose id is above `after`; follow the `Link` header's
     `rel="next"` URL until there is none. Secrets are never shown.
     """
-    page, more = endpoints.page(get_db(), query["after"], query["limit"])
+    page, more = endpoints.page(get_db(), query.get("after", ""), query["limit"])
     headers = {}
     if more:
         next_page = url_for(
