@@ -3,7 +3,7 @@
 import os
 import re
 
-from flask import request
+from flask import Response, request, url_for
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 # A client's id is echoed only if it cannot smuggle anything into a header or a log line.
@@ -45,6 +45,18 @@ class ResponseHeaders:
 def request_id():
     """The current request's id (the client's X-Request-ID when sane), for log lines."""
     return request.environ.get(REQUEST_ID)
+
+
+def no_content(status):
+    """An answer of status without a body, and so without a Content-Type."""
+    response = Response(status=status)
+    del response.headers["Content-Type"]
+    return response
+
+
+def next_page(endpoint, **query):
+    """The Link header of a page that more follow: the URL of endpoint with query, rel="next"."""
+    return {"Link": f'<{url_for(endpoint, **query, _external=True)}>; rel="next"'}
 
 
 def no_store(app, prefix):

@@ -88,19 +88,30 @@ def _new_spec():
             "PLANTSTORE_API_TOKENS.",
         },
     )
-    plugin.converter.add_attribute_function(_event_type_enum)
+    plugin.converter.add_attribute_function(_event_type_reference)
+    names = [event.name for event in EVENT_TYPES]
+    spec.components.schema(
+        "EventType",
+        {
+            "type": "string",
+            "enum": names,
+            "description": "A kind of event, as the webhooks section describes each.",
+            "examples": names[:1],
+        },
+    )
     for name, description in ratelimit.HEADER_DESCRIPTIONS.items():
         schema = {"type": "integer", "minimum": 0}
         spec.components.header(name, {"description": description, "schema": schema})
     return spec
 
 
-def _event_type_enum(_converter, field, **_kwargs):
-    """The enum of a field that names an event type (``metadata={"event_type": True}``): the
-    types the features announce, which the schemas of webhooks cannot know."""
-    if field.metadata.get("event_type"):
-        return {"enum": [event.name for event in EVENT_TYPES]}
-    return {}
+def _event_type_reference(_converter, field, ret):
+    """A field that names an event type (``metadata={"event_type": True}``) refers to the
+    EventType schema: the types the features announce, which webhooks' schemas cannot know."""
+    if not field.metadata.get("event_type"):
+        return {}
+    ret.pop("type")  # the reference says it
+    return {"$ref": "#/components/schemas/EventType"}
 
 
 def _register_schemas(spec, operations):

@@ -1,9 +1,9 @@
 """The /plants blueprint: each operation described once, by decorators that load and dump."""
 
-from flask import Blueprint, Response, current_app, url_for
+from flask import Blueprint, current_app
 from werkzeug.exceptions import Conflict, NotFound
 
-from .. import apidoc, auth, events
+from .. import apidoc, auth, events, headers
 from ..database import get_db
 from . import store
 from .schemas import ListQuerySchema, NewPlantSchema, PlantIdSchema, PlantSchema, StoredPlantSchema
@@ -65,13 +65,9 @@ def list_plants(query):
     repeat one.
     """
     page, more = store.page(get_db(), query.get("after"), query["limit"])
-    headers = {}
-    if more:
-        next_page = url_for(
-            ".list_plants", limit=query["limit"], after=page[-1]["id"], _external=True
-        )
-        headers["Link"] = f'<{next_page}>; rel="next"'
-    return page, headers
+    if not more:
+        return page
+    return page, headers.next_page(".list_plants", limit=query["limit"], after=page[-1]["id"])
 
 
 @bp.get("/<plant_id>")
@@ -103,6 +99,4 @@ def delete_plant(plant_id):
     """
     if not store.delete(get_db(), plant_id, events.outbox()):
         raise NotFound(NO_SUCH_PLANT)
-    response = Response(status=204)
-    del response.headers["Content-Type"]  # there is no body to describe
-    return response
+    return headers.no_content(204)

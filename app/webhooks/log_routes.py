@@ -1,10 +1,9 @@
 """The delivery log of a webhook endpoint, on the /webhooks blueprint: read it, resend one
 delivery, recover every failed one since a time."""
 
-from flask import url_for
 from werkzeug.exceptions import Conflict, NotFound
 
-from .. import apidoc, auth
+from .. import apidoc, auth, headers
 from ..database import get_db
 from . import endpoints, history
 from .delivery_schemas import (
@@ -14,7 +13,7 @@ from .delivery_schemas import (
     RecoverySchema,
     cursor,
 )
-from .routes import NO_SUCH_ENDPOINT, NOT_FOUND, bp, no_content
+from .routes import NO_SUCH_ENDPOINT, NOT_FOUND, bp
 from .schemas import EndpointIdSchema
 
 NEXT_PAGE = {
@@ -57,19 +56,16 @@ def list_deliveries(query, endpoint_id):
         raise NotFound(NO_SUCH_ENDPOINT)
     status, before = query.get("status"), query.get("before")
     page, more = history.page(db, endpoint_id, status, before, query["limit"])
-    headers = {}
-    if more:
-        last = page[-1]
-        next_page = url_for(
-            ".list_deliveries",
-            endpoint_id=endpoint_id,
-            status=status,
-            limit=query["limit"],
-            before=cursor(last["created_at"], last["id"]),
-            _external=True,
-        )
-        headers["Link"] = f'<{next_page}>; rel="next"'
-    return page, headers
+    if not more:
+        return page
+    last = page[-1]
+    return page, headers.next_page(
+        ".list_deliveries",
+        endpoint_id=endpoint_id,
+        status=status,
+        limit=query["limit"],
+        before=cursor(last["created_at"], last["id"]),
+    )
 
 
 @bp.post("/<endpoint_id>/deliveries/<delivery_id>/resend")
@@ -85,7 +81,7 @@ def resend_delivery(endpoint_id, delivery_id):
     another endpoint; 409 while the endpoint is disabled.
     """
     _answer(history.resend(get_db(), endpoint_id, delivery_id))
-    return no_content(202)
+    return headers.no_content(202)
 
 
 @bp.post("/<endpoint_id>/recover")
@@ -102,7 +98,7 @@ def recover_deliveries(recovery, endpoint_id):
     under its own `webhook-id`. 409 while the endpoint is disabled.
     """
     _answer(history.recover(get_db(), endpoint_id, recovery["since"]))
-    return no_content(202)
+    return headers.no_content(202)
 
 
 def _answer(refused):

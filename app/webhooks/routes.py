@@ -4,10 +4,10 @@ with an admin token. Their delivery logs are in log_routes.py."""
 import datetime
 import secrets
 
-from flask import Blueprint, Response, current_app, url_for
+from flask import Blueprint, current_app, url_for
 from werkzeug.exceptions import Conflict, NotFound
 
-from .. import apidoc, auth
+from .. import apidoc, auth, headers
 from ..database import get_db, utcnow
 from . import endpoints, keys, registration
 from .schemas import (
@@ -56,13 +56,6 @@ LOCATION = {
     "description": "The path of the new endpoint, `/webhooks/{id}`.",
     "schema": {"type": "string"},
 }
-
-
-def no_content(status):
-    """An answer of status without a body, and so without a Content-Type."""
-    response = Response(status=status)
-    del response.headers["Content-Type"]
-    return response
 
 
 def keyring():
@@ -115,14 +108,11 @@ def list_webhook_endpoints(query):
     At most `limit` endpoints whose id is above `after`; follow the `Link` header's
     `rel="next"` URL until there is none. Secrets are never shown.
     """
-    page, more = endpoints.page(get_db(), query["after"], query["limit"])
-    headers = {}
-    if more:
-        next_page = url_for(
-            ".list_webhook_endpoints", limit=query["limit"], after=page[-1]["id"], _external=True
-        )
-        headers["Link"] = f'<{next_page}>; rel="next"'
-    return page, headers
+    page, more = endpoints.page(get_db(), query.get("after", ""), query["limit"])
+    if not more:
+        return page
+    last = page[-1]["id"]
+    return page, headers.next_page(".list_webhook_endpoints", limit=query["limit"], after=last)
 
 
 @bp.get("/<endpoint_id>")
@@ -180,7 +170,7 @@ def delete_webhook_endpoint(endpoint_id):
     """
     if not endpoints.delete(get_db(), endpoint_id):
         raise NotFound(NO_SUCH_ENDPOINT)
-    return no_content(204)
+    return headers.no_content(204)
 
 
 @bp.post("/<endpoint_id>/secret")

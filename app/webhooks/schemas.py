@@ -20,6 +20,9 @@ URL_MAX = 2048
 TEXT_MAX = 255
 # Characters a URL never holds as they are (RFC 3986); urlsplit would drop some silently.
 NOT_IN_URL = re.compile(r"[\x00-\x20\x7f]")
+# The document's pattern of a url: the service refuses every string it does not match, and some
+# that it does (a port out of range, a host that is not a name, an address that is not public).
+URL_PATTERN = r"^[Hh][Tt][Tt][Pp][Ss]?://[^\x00-\x20\x7f#]+$"
 
 
 class Pattern(validate.Regexp):
@@ -83,6 +86,7 @@ def _url_field(**options):
             "description": "Where deliveries are POSTed: an absolute http:// or https:// URL "
             "without a fragment, whose host is, and resolves to, public addresses only",
             "examples": ["https://hooks.example.com/plantstore"],
+            "pattern": URL_PATTERN,
         },
         **options,
     )
@@ -101,7 +105,12 @@ def _events_field(description="The event types the endpoint gets", **options):
 def _description_field(**options):
     return fields.String(
         validate=[validate.Length(max=TEXT_MAX), clean_text],
-        metadata={"description": "What the endpoint is for", "examples": ["Stock sync"]},
+        metadata={
+            "description": "What the endpoint is for",
+            "examples": ["Stock sync"],
+            # No NUL character (an unpaired surrogate is refused too, which no pattern says).
+            "pattern": "^[^\\x00]*$",
+        },
         **options,
     )
 
@@ -201,7 +210,6 @@ class EndpointListQuerySchema(Schema):
         metadata={"description": "Most endpoints in one page", "default": 100, "examples": [2]},
     )
     after = fields.String(
-        load_default="",
         validate=ENDPOINT_ID,
         metadata={
             "description": "Only endpoints with a larger id",

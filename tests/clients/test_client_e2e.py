@@ -1,7 +1,9 @@
 """The generated client (clients/python) against real gunicorn: every operation of the document,
 errors as its typed Error, and paging through the Link header."""
 
+import datetime
 import re
+import uuid
 from types import SimpleNamespace
 from urllib.parse import parse_qsl, urlsplit
 
@@ -11,8 +13,31 @@ from plantstore_client import AuthenticatedClient, Client
 from plantstore_client.api.health import healthz, livez
 from plantstore_client.api.openapi import openapi_document
 from plantstore_client.api.plants import create_plant, delete_plant, get_plant, list_plants
-from plantstore_client.models import Error, NewPlant, Plant, StoredPlant
+from plantstore_client.api.webhooks import (
+    create_webhook_endpoint,
+    delete_webhook_endpoint,
+    get_webhook_endpoint,
+    list_deliveries,
+    list_webhook_endpoints,
+    recover_deliveries,
+    resend_delivery,
+    rotate_webhook_secret,
+    update_webhook_endpoint,
+)
+from plantstore_client.models import (
+    CreatedWebhookEndpoint,
+    Error,
+    EventType,
+    NewPlant,
+    NewWebhookEndpoint,
+    Plant,
+    Recovery,
+    StoredPlant,
+    WebhookEndpointChange,
+)
+from sqlalchemy import create_engine
 
+from app.webhooks.store import deliveries
 from helpers import TOKEN
 
 pytestmark = pytest.mark.e2e
@@ -26,9 +51,21 @@ OTHER_BASIL = NewPlant(id=21, name="Sweet basil")
 
 
 @pytest.fixture(scope="module")
-def base_url(module_live_server, module_database_url):
-    """The URL of one gunicorn that every test of the module shares, on each backend."""
-    return f"http://127.0.0.1:{module_live_server(module_database_url).port}"
+def server(module_live_server, module_database_url):
+    """One gunicorn that every test of the module shares, on each backend."""
+    return module_live_server(module_database_url)
+
+
+@pytest.fixture(scope="module")
+def base_url(server):
+    """The URL of the shared gunicorn."""
+    return f"http://127.0.0.1:{server.port}"
+
+
+@pytest.fixture(scope="module")
+def admin_token(server):
+    """An admin token, issued as an operator does, for /webhooks."""
+    return server.cli("tokens", "create", "client e2e", "--admin").splitlines()[-1]
 
 
 @pytest.fixture
@@ -38,9 +75,9 @@ def answered():
 
 
 @pytest.fixture
-def clients(base_url, answered):
+def clients(base_url, admin_token, answered):
     """Clients of the server that record their answers: public (no token), read_write (the
-    read-write token) and wrong (a token the service does not know)."""
+    read-write token), admin (an admin token) and wrong (a token the service does not know)."""
 
     def record(response):
         answered.append((response.request.method, response.request.url.path, response.status_code))
@@ -50,12 +87,15 @@ def clients(base_url, answered):
     with (
         Client(**options) as public,
         AuthenticatedClient(token=TOKEN, **options) as read_write,
+        AuthenticatedClient(token=admin_token, **options) as admin,
         AuthenticatedClient(token="not-a-token-of-this-service", **options) as wrong,
     ):
-        yield SimpleNamespace(public=public, read_write=read_write, wrong=wrong)
+        yield SimpleNamespace(public=public, read_write=read_write, admin=admin, wrong=wrong)
 
 
-def test_every_operation_of_the_document_succeeds_through_the_client(clients, answered, base_url):
+def test_every_operation_of_the_document_succeeds_through_the_client(
+    clients, answered, base_url, module_database_url
+):
     public, client = clients.public, clients.read_write
     document = openapi_document.sync(client=public).to_dict()
     assert document["servers"] == [{"url": base_url}]
@@ -68,6 +108,7 @@ def test_every_operation_of_the_document_succeeds_through_the_client(clients, an
     assert get_plant.sync(10, client=client) == stored
     assert stored in list_plants.sync(client=client, limit=1000)
     assert delete_plant.sync_detailed(10, client=client).status_code == 204
+    _drive_webhooks(clients.admin, module_database_url)
 
     missed = sorted(
         f"{method.upper()} {path}"
@@ -76,6 +117,39 @@ def test_every_operation_of_the_document_succeeds_through_the_client(clients, an
         if not _succeeded(method, path, answered)
     )
     assert not missed, f"operations this test never drove through the client: {missed}"
+
+
+def _drive_webhooks(admin, database_url):
+    """Every /webhooks operation once, each a success, through the typed client."""
+    new = NewWebhookEndpoint(url="https://nowhere.invalid/e2e", events=[EventType.PLANT_CREATED])
+    created = create_webhook_endpoint.sync(client=admin, body=new)
+    assert isinstance(created, CreatedWebhookEndpoint) and created.secret.startswith("whsec_")
+    endpoint = created.id
+    assert get_webhook_endpoint.sync(endpoint, client=admin).events == [EventType.PLANT_CREATED]
+    assert endpoint in [each.id for each in list_webhook_endpoints.sync(client=admin, limit=1000)]
+    change = WebhookEndpointChange(description="through the client")
+    changed = update_webhook_endpoint.sync(endpoint, client=admin, body=change)
+    assert changed.description == "through the client"
+    assert rotate_webhook_secret.sync(endpoint, client=admin).secret != created.secret
+    delivery = _failed_delivery(database_url, endpoint)
+    (logged,) = list_deliveries.sync(endpoint, client=admin)
+    assert (logged.id, logged.status.value, logged.next_attempt_at) == (delivery, "failed", None)
+    assert resend_delivery.sync_detailed(endpoint, delivery, client=admin).status_code == 202
+    since = Recovery(since=datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC))
+    assert recover_deliveries.sync_detailed(endpoint, client=admin, body=since).status_code == 202
+    assert delete_webhook_endpoint.sync_detailed(endpoint, client=admin).status_code == 204
+
+
+def _failed_delivery(database_url, endpoint):
+    """Write a failed delivery to endpoint in the server's database (no worker runs); its id."""
+    at = datetime.datetime.now(datetime.UTC)
+    row = {"id": uuid.uuid4().hex, "receiver": endpoint, "event": "plant.created", "body": "{}"}
+    row.update(status="failed", attempts=3, created_at=at, next_attempt_at=at)
+    engine = create_engine(database_url)
+    with engine.begin() as conn:
+        conn.execute(deliveries.insert(), row)
+    engine.dispose()
+    return row["id"]
 
 
 def _succeeded(method, template, answered):
@@ -97,8 +171,18 @@ def _succeeded(method, template, answered):
         (409, lambda clients: create_plant.sync(client=clients.read_write, body=OTHER_BASIL)),
         (400, lambda clients: list_plants.sync(client=clients.read_write, limit=0)),
         (401, lambda clients: list_plants.sync(client=clients.wrong)),
+        (403, lambda clients: list_webhook_endpoints.sync(client=clients.read_write)),
+        (404, lambda clients: get_webhook_endpoint.sync("ep_nobody", client=clients.admin)),
     ],
-    ids=["get missing", "delete missing", "create conflicting", "list limit 0", "wrong token"],
+    ids=[
+        "get missing",
+        "delete missing",
+        "create conflicting",
+        "list limit 0",
+        "wrong token",
+        "webhooks without admin",
+        "missing endpoint",
+    ],
 )
 def test_errors_arrive_as_the_typed_error(clients, status, call):
     assert create_plant.sync(client=clients.read_write, body=BASIL) == Plant(name="Basil")

@@ -1,23 +1,43 @@
 """Contains all the data models used in inputs/outputs"""
 
+from .created_webhook_endpoint import CreatedWebhookEndpoint
+from .delivery import Delivery
+from .delivery_status import DeliveryStatus
 from .error import Error
+from .event_type import EventType
 from .healthz_response_200 import HealthzResponse200
 from .healthz_response_200_status import HealthzResponse200Status
+from .list_deliveries_status import ListDeliveriesStatus
 from .livez_response_200 import LivezResponse200
 from .livez_response_200_status import LivezResponse200Status
 from .new_plant import NewPlant
+from .new_webhook_endpoint import NewWebhookEndpoint
+from .new_webhook_secret import NewWebhookSecret
 from .openapi_document_response_200 import OpenapiDocumentResponse200
 from .plant import Plant
+from .recovery import Recovery
 from .stored_plant import StoredPlant
+from .webhook_endpoint import WebhookEndpoint
+from .webhook_endpoint_change import WebhookEndpointChange
 
 __all__ = (
+    "CreatedWebhookEndpoint",
+    "Delivery",
+    "DeliveryStatus",
     "Error",
+    "EventType",
     "HealthzResponse200",
     "HealthzResponse200Status",
+    "ListDeliveriesStatus",
     "LivezResponse200",
     "LivezResponse200Status",
     "NewPlant",
+    "NewWebhookEndpoint",
+    "NewWebhookSecret",
     "OpenapiDocumentResponse200",
     "Plant",
+    "Recovery",
     "StoredPlant",
+    "WebhookEndpoint",
+    "WebhookEndpointChange",
 )

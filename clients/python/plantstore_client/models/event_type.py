@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class EventType(StrEnum):
+    PLANT_CREATED = "plant.created"
+    PLANT_DELETED = "plant.deleted"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..models.event_type import EventType
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="NewWebhookEndpoint")
+
+
+@_attrs_define
+class NewWebhookEndpoint:
+    """
+    Attributes:
+        url (str): Where deliveries are POSTed: an absolute http:// or https:// URL without a fragment, whose host is,
+            and resolves to, public addresses only
+        description (str | Unset): What the endpoint is for Default: ''.
+        enabled (bool | Unset): Whether the endpoint gets events; false fails its pending deliveries, to be recovered
+            once it is enabled again Default: True.
+        events (list[EventType] | Unset): The event types the endpoint gets; by default, every one
+    """
+
+    url: str
+    description: str | Unset = ""
+    enabled: bool | Unset = True
+    events: list[EventType] | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        url = self.url
+
+        description = self.description
+
+        enabled = self.enabled
+
+        events: list[str] | Unset = UNSET
+        if not isinstance(self.events, Unset):
+            events = []
+            for events_item_data in self.events:
+                events_item = events_item_data.value
+                events.append(events_item)
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "url": url,
+            }
+        )
+        if description is not UNSET:
+            field_dict["description"] = description
+        if enabled is not UNSET:
+            field_dict["enabled"] = enabled
+        if events is not UNSET:
+            field_dict["events"] = events
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        url = d.pop("url")
+
+        description = d.pop("description", UNSET)
+
+        enabled = d.pop("enabled", UNSET)
+
+        _events = d.pop("events", UNSET)
+        events: list[EventType] | Unset = UNSET
+        if _events is not UNSET:
+            events = []
+            for events_item_data in _events:
+                events_item = EventType(events_item_data)
+
+                events.append(events_item)
+
+        new_webhook_endpoint = cls(
+            url=url,
+            description=description,
+            enabled=enabled,
+            events=events,
+        )
+
+        return new_webhook_endpoint

@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..models.event_type import EventType
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="WebhookEndpointChange")
+
+
+@_attrs_define
+class WebhookEndpointChange:
+    """
+    Attributes:
+        description (str | Unset): What the endpoint is for
+        enabled (bool | Unset): Whether the endpoint gets events; false fails its pending deliveries, to be recovered
+            once it is enabled again
+        events (list[EventType] | Unset): The event types the endpoint gets
+        url (str | Unset): Where deliveries are POSTed: an absolute http:// or https:// URL without a fragment, whose
+            host is, and resolves to, public addresses only
+    """
+
+    description: str | Unset = UNSET
+    enabled: bool | Unset = UNSET
+    events: list[EventType] | Unset = UNSET
+    url: str | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        description = self.description
+
+        enabled = self.enabled
+
+        events: list[str] | Unset = UNSET
+        if not isinstance(self.events, Unset):
+            events = []
+            for events_item_data in self.events:
+                events_item = events_item_data.value
+                events.append(events_item)
+
+        url = self.url
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if description is not UNSET:
+            field_dict["description"] = description
+        if enabled is not UNSET:
+            field_dict["enabled"] = enabled
+        if events is not UNSET:
+            field_dict["events"] = events
+        if url is not UNSET:
+            field_dict["url"] = url
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        description = d.pop("description", UNSET)
+
+        enabled = d.pop("enabled", UNSET)
+
+        _events = d.pop("events", UNSET)
+        events: list[EventType] | Unset = UNSET
+        if _events is not UNSET:
+            events = []
+            for events_item_data in _events:
+                events_item = EventType(events_item_data)
+
+                events.append(events_item)
+
+        url = d.pop("url", UNSET)
+
+        webhook_endpoint_change = cls(
+            description=description,
+            enabled=enabled,
+            events=events,
+            url=url,
+        )
+
+        return webhook_endpoint_change
