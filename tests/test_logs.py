@@ -101,7 +101,7 @@ def test_cli_and_webhook_worker_log_json_lines(tmp_path):
     with open(log_path, "ab") as log:
         worker = subprocess.Popen([*flask, "webhooks", "run"], cwd=ROOT, env=env, stderr=log)
     try:
-        wait_for(lambda: "idle until stopped" in log_path.read_text(), 30, "the idle line")
+        wait_for(lambda: "Delivering webhooks" in log_path.read_text(), 30, "its start")
         worker.send_signal(signal.SIGTERM)
         assert worker.wait(timeout=10) == 0
     finally:
