@@ -3,7 +3,7 @@
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from ..database import DatabaseFailure
-from . import endpoints
+from . import disabling
 from .store import FAILED, PENDING
 from .summary import per_receiver
 
@@ -25,7 +25,7 @@ class DeliveryCollector:
         """The gauges now; nothing when the database fails."""
         try:
             receivers = per_receiver(self.db, self.urls)
-            disables = endpoints.disables(self.db)
+            disables = disabling.disables(self.db)
         except DatabaseFailure as error:
             self.logger.warning(
                 "metrics: webhook deliveries not read: %s", error.__class__.__name__

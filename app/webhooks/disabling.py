@@ -3,7 +3,9 @@ all failed for PLANTSTORE_WEBHOOK_DISABLE_AFTER seconds and the next one fails t
 
 import datetime
 
-from ..database import driver_sql
+from sqlalchemy import BigInteger, Column, String, Table
+
+from ..database import driver_sql, metadata
 from . import endpoints
 
 GONE = 410
@@ -45,6 +47,33 @@ def judge(db, cursor, outcomes, now, disable_after):
                 continue
             reason, counted = endpoints.DISABLED_FAILING, "failing"
         if endpoints.disable(db, cursor, endpoint_id, reason, now):
-            endpoints.count_disable(db, cursor, counted)
+            count_disable(db, cursor, counted)
             disabled.append((endpoint_id, reason))
     return disabled
+
+
+# Endpoints the worker disabled, by reason, since the database was made: a counter of /metrics
+# that every host's worker adds to.
+webhook_disables = Table(
+    "webhook_disables",
+    metadata,
+    Column("reason", String(20), primary_key=True),
+    Column("count", BigInteger, nullable=False),
+)
+COUNT_DISABLE = driver_sql(
+    "INSERT INTO webhook_disables (reason, count) VALUES (:reason, 1) "
+    "ON CONFLICT (reason) DO UPDATE SET count = webhook_disables.count + 1"
+)
+DISABLES = driver_sql("SELECT reason, count FROM webhook_disables")
+
+
+def count_disable(db, cursor, reason):
+    """Count one endpoint disabled by the worker for reason ("gone" or "failing")."""
+    cursor.execute(COUNT_DISABLE[db.dialect], {"reason": reason})
+
+
+def disables(db):
+    """{reason: endpoints the worker disabled for it}."""
+    with db.cursor() as cursor:
+        cursor.execute(DISABLES[db.dialect])
+        return dict(cursor.fetchall())

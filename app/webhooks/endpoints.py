@@ -1,10 +1,8 @@
 """The webhook_endpoints table, receivers registered through the API, and its SQL."""
 
-import datetime
 import json
-from typing import NamedTuple
 
-from sqlalchemy import BigInteger, Boolean, Column, String, Table, Text
+from sqlalchemy import Boolean, Column, String, Table, Text
 
 from ..database import driver_sql, metadata
 from ..database.sql import UTCDateTime
@@ -73,10 +71,6 @@ IDS = driver_sql("SELECT id FROM webhook_endpoints ORDER BY id")
 # What the worker needs of every endpoint to send to it.
 FOR_WORKER = driver_sql(
     "SELECT id, url, enabled, secret, previous_secret, previous_until FROM webhook_endpoints"
-)
-# What the fan-out needs of every endpoint: one read per batch of events.
-SUBSCRIPTIONS = driver_sql(
-    "SELECT id, events, enabled, created_at, disabled_at FROM webhook_endpoints"
 )
 
 
@@ -219,64 +213,3 @@ def for_worker(db, cursor):
     cursor.execute(FOR_WORKER[db.dialect])
     rows = cursor.fetchall()
     return [(*row[:5], db.read_time(row[5]) if row[5] else None) for row in rows]
-
-
-class Subscription(NamedTuple):
-    """An endpoint as the fan-out sees it."""
-
-    id: str
-    events: frozenset
-    enabled: bool
-    created_at: datetime.datetime
-    disabled_at: datetime.datetime | None
-
-    def takes(self, event_type, at):
-        """Whether an event of event_type written at at goes to this endpoint: subscribed, made
-        before it, and enabled then."""
-        return (
-            event_type in self.events
-            and self.created_at <= at
-            and (self.enabled or (self.disabled_at is not None and self.disabled_at > at))
-        )
-
-
-def subscriptions(db, cursor):
-    """Every endpoint as a Subscription, in the cursor's transaction."""
-    cursor.execute(SUBSCRIPTIONS[db.dialect])
-    return [
-        Subscription(
-            endpoint_id,
-            frozenset(json.loads(events)),
-            bool(enabled),
-            db.read_time(created_at),
-            db.read_time(disabled_at) if disabled_at is not None else None,
-        )
-        for endpoint_id, events, enabled, created_at, disabled_at in cursor.fetchall()
-    ]
-
-
-# Endpoints the worker disabled, by reason, since the database was made: a counter of /metrics
-# that every host's worker adds to.
-webhook_disables = Table(
-    "webhook_disables",
-    metadata,
-    Column("reason", String(20), primary_key=True),
-    Column("count", BigInteger, nullable=False),
-)
-COUNT_DISABLE = driver_sql(
-    "INSERT INTO webhook_disables (reason, count) VALUES (:reason, 1) "
-    "ON CONFLICT (reason) DO UPDATE SET count = webhook_disables.count + 1"
-)
-DISABLES = driver_sql("SELECT reason, count FROM webhook_disables")
-
-
-def count_disable(db, cursor, reason):
-    """Count one endpoint disabled by the worker for reason ("gone" or "failing")."""
-    cursor.execute(COUNT_DISABLE[db.dialect], {"reason": reason})
-
-
-def disables(db):
-    """{reason: endpoints the worker disabled for it}."""
-    with db.cursor() as cursor:
-        cursor.execute(DISABLES[db.dialect])
-        return dict(cursor.fetchall())

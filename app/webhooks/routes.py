@@ -82,7 +82,7 @@ def create_webhook_endpoint(endpoint):
     """
     config = current_app.config
     registration.check(endpoint["url"], config["WEBHOOK_ALLOWED_NETWORKS"])
-    endpoint_id = "ep_" + secrets.token_urlsafe(16)
+    endpoint_id = endpoints.ID_PREFIX + secrets.token_urlsafe(16)
     secret = keys.new_secret()
     most = config["WEBHOOK_MAX_ENDPOINTS"]
     try:
