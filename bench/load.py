@@ -1,9 +1,12 @@
-"""wrk, the load of `make bench`: one Lua script per scenario, one JSON line back per run."""
+"""wrk, the load of `make bench`: one Lua script per scenario, one JSON line back per run; and
+creates at a steady pace, for delays measured one create at a time."""
 
+import http.client
 import json
 import shutil
 import subprocess
 import tempfile
+import time
 
 # Scenario name: Lua that makes its requests. {first_id} and {plants} are filled in per run.
 SCENARIOS = {
@@ -90,3 +93,20 @@ def run(port, scenario, connections, seconds, **params):
     result = json.loads(output.strip().splitlines()[-1])
     result["rps"] = result["requests"] / result["seconds"]
     return result
+
+
+def paced_creates(port, token, count, rate):
+    """Create count plants at rate per second on one kept-alive connection; {id: answered at}."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    answered, start = {}, time.monotonic()
+    for plant_id in range(1, count + 1):
+        time.sleep(max(0.0, start + plant_id / rate - time.monotonic()))
+        conn.request("POST", "/plants", json.dumps({"id": plant_id, "name": "Fern"}), headers)
+        response = conn.getresponse()
+        response.read()
+        if response.status != 200:
+            raise SystemExit(f"a create was answered {response.status}")
+        answered[plant_id] = time.time()
+    conn.close()
+    return answered

@@ -93,15 +93,18 @@ class Outbox:
             oldest = oldest.replace(tzinfo=datetime.UTC)
         return (datetime.datetime.now(datetime.UTC) - oldest).total_seconds()
 
-    def bodies(self, url):
-        """{delivery id: plant id} of the deliveries to url."""
-        query = text("SELECT id, body FROM deliveries WHERE receiver = :url")
+    def bodies(self, receiver):
+        """{delivery id: plant id} of the deliveries to receiver, as the deliveries table names
+        it: an endpoint's id, or an operator's receiver's URL."""
+        query = text("SELECT id, body FROM deliveries WHERE receiver = :receiver")
         with self.engine.connect() as conn:
-            return {row.id: json.loads(row.body)["id"] for row in conn.execute(query, {"url": url})}
+            rows = conn.execute(query, {"receiver": receiver})
+            return {row.id: json.loads(row.body)["id"] for row in rows}
 
     def empty(self):
-        """Delete every plant, event and delivery."""
+        """Delete every plant, event, delivery and endpoint (one a failed run left behind)."""
         with self.engine.begin() as conn:
             conn.execute(text("DELETE FROM events"))
             conn.execute(text("DELETE FROM deliveries"))
             conn.execute(text("DELETE FROM plants"))
+            conn.execute(text("DELETE FROM webhook_endpoints"))

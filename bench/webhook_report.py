@@ -5,6 +5,7 @@ import json
 import os
 import statistics
 
+from bench import webhook_receivers
 from harness.processes import ROOT
 
 DURATION = int(os.environ.get("BENCH_WEBHOOK_DURATION", "30"))
@@ -48,8 +49,9 @@ def report(database, rounds, isolated):
     }
     worst_age = max(r["max_age_s"] for r in rounds)
     lines = [
-        f"Webhooks, {database}, {os.cpu_count()} cores, {ROUNDS} rounds of {DURATION} s, "
-        f"wrk {CONNECTIONS} connections; medians (the oldest pending age: the worst sample)",
+        f"Webhooks, {database}, {webhook_receivers.described()}, {os.cpu_count()} cores, "
+        f"{ROUNDS} rounds of {DURATION} s, wrk {CONNECTIONS} connections; medians (the oldest "
+        "pending age: the worst sample)",
         "",
         "| figure | value | target |",
         "|---|---|---|",
@@ -106,7 +108,7 @@ def save(database, rounds, isolated):
     results.mkdir(exist_ok=True)
     when = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace(":", "")
     path = results / f"webhooks-{when}.json"
-    path.write_text(
-        json.dumps({"database": database, "rounds": rounds, "isolation": isolated}, indent=2) + "\n"
-    )
+    mode = webhook_receivers.MODE
+    saved = {"database": database, "receivers": mode, "rounds": rounds, "isolation": isolated}
+    path.write_text(json.dumps(saved, indent=2) + "\n")
     print(f"results: {path.relative_to(ROOT)}")

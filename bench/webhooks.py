@@ -15,12 +15,14 @@ the healthy receiver's p99 from a create's answer to its arrival.
 Settings (environment): BENCH_WEBHOOK_DURATION seconds of load with one receiver (30; ten
 receivers get 10 s, the far one 15 s), BENCH_WEBHOOK_ROUNDS (2),
 BENCH_WEBHOOK_ISOLATION_CREATES (300, at BENCH_WEBHOOK_ISOLATION_RATE per second, 30),
-BENCH_DATABASE_URL (default: a fresh SQLite file), WEB_CONCURRENCY (gunicorn.conf.py's).
+BENCH_DATABASE_URL (default: a fresh SQLite file), WEB_CONCURRENCY (gunicorn.conf.py's),
+BENCH_WEBHOOK_RECEIVERS: `endpoints` (the default) registers every scenario's receivers as
+webhook endpoints through the API (an admin token, PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8,
+subscribed to plant.created) and deletes them after it; `operator` lists them in
+PLANTSTORE_WEBHOOK_URLS instead, so that both ways compare in one tool.
 """
 
 import contextlib
-import http.client
-import json
 import os
 import pathlib
 import subprocess
@@ -29,7 +31,7 @@ import tempfile
 import threading
 import time
 
-from bench import load, servers, webhook_report
+from bench import load, servers, webhook_receivers, webhook_report
 from bench.webhook_processes import (
     CLOCK_TICKS,
     DELIVERED,
@@ -96,30 +98,36 @@ def creates_without(env, folder, first_id):
     return {"without_rps": result["rps"], "without_web_cpu_us": web_cpu * 1e6 / result["requests"]}
 
 
-def creates_with(env, folder, urls, receiver, outbox, first_id, seconds):
+def creates_with(registration, folder, urls, receiver, outbox, first_id, seconds):
     """wrk's create throughput for seconds with the worker delivering to urls, and what it
     cost."""
-    env = {**env, "PLANTSTORE_WEBHOOK_URLS": ",".join(urls)}
+    env = registration.environ(urls)
     with servers.Gunicorn("wsgi:app", env, folder) as web, Worker(env, folder) as worker:
         web.wait_ready()
-        creates(web, 2, first_id)
-        wait_for(lambda: outbox.scalar(PENDING) == 0, 300, "the warm-up's deliveries")
-        delivered_before, cpu_before = outbox.scalar(DELIVERED), worker.cpu_seconds()
-        web_ticks, receiver_ticks = web.cpu_ticks(), receiver.cpu_ticks()
-        stop, ages = threading.Event(), []
-        sampler = threading.Thread(target=sample_ages, args=(outbox, stop, ages))
-        sampler.start()
-        started = time.monotonic()
-        result = creates(web, seconds, first_id + 10**7)
-        ended = time.monotonic()
-        web_cpu = (web.cpu_ticks() - web_ticks) / CLOCK_TICKS
-        stop.set()
-        sampler.join()
-        wait_for(lambda: outbox.scalar(PENDING) == 0, 300, "the backlog to empty")
-        drained = time.monotonic()
-        delivered = outbox.scalar(DELIVERED) - delivered_before
-        cpu = worker.cpu_seconds() - cpu_before
-        receiver_cpu = (receiver.cpu_ticks() - receiver_ticks) / CLOCK_TICKS
+        with registration.registered(web, urls):
+            return measured(web, worker, receiver, outbox, first_id, seconds)
+
+
+def measured(web, worker, receiver, outbox, first_id, seconds):
+    """creates_with's figures, once web and worker run with their receivers."""
+    creates(web, 2, first_id)
+    wait_for(lambda: outbox.scalar(PENDING) == 0, 300, "the warm-up's deliveries")
+    delivered_before, cpu_before = outbox.scalar(DELIVERED), worker.cpu_seconds()
+    web_ticks, receiver_ticks = web.cpu_ticks(), receiver.cpu_ticks()
+    stop, ages = threading.Event(), []
+    sampler = threading.Thread(target=sample_ages, args=(outbox, stop, ages))
+    sampler.start()
+    started = time.monotonic()
+    result = creates(web, seconds, first_id + 10**7)
+    ended = time.monotonic()
+    web_cpu = (web.cpu_ticks() - web_ticks) / CLOCK_TICKS
+    stop.set()
+    sampler.join()
+    wait_for(lambda: outbox.scalar(PENDING) == 0, 300, "the backlog to empty")
+    drained = time.monotonic()
+    delivered = outbox.scalar(DELIVERED) - delivered_before
+    cpu = worker.cpu_seconds() - cpu_before
+    receiver_cpu = (receiver.cpu_ticks() - receiver_ticks) / CLOCK_TICKS
     return {
         "rps": result["rps"],
         "delivered": delivered,
@@ -133,22 +141,22 @@ def creates_with(env, folder, urls, receiver, outbox, first_id, seconds):
     }
 
 
-def isolation(env, folder, receiver, outbox):
+def isolation(registration, folder, receiver, outbox):
     """The healthy receiver's delays (create answered to arrival) beside a hung and a 500 one."""
-    healthy = f"{receiver.url}/ok"
     with contextlib.closing(SilentReceiver()) as hung:
-        urls = f"{hung.url},{receiver.url}/fail,{healthy}"
-        env = {**env, "PLANTSTORE_WEBHOOK_URLS": urls}
+        urls = [hung.url, f"{receiver.url}/fail", f"{receiver.url}/ok"]
+        env = registration.environ(urls)
         with servers.Gunicorn("wsgi:app", env, folder) as web, Worker(env, folder):
             web.wait_ready()
-            answered = paced_creates(web.port, ISOLATION_CREATES, ISOLATION_RATE)
-            wait_for(lambda: outbox.scalar(WAITING_EVENTS) == 0, 60, "every event fanned out")
-            ids = outbox.bodies(healthy)
-            wait_for(
-                lambda: len(set(receiver.arrivals()) & set(ids)) == len(ids),
-                60,
-                "the healthy receiver's deliveries",
-            )
+            with registration.registered(web, urls) as names:
+                answered = load.paced_creates(web.port, TOKEN, ISOLATION_CREATES, ISOLATION_RATE)
+                wait_for(lambda: outbox.scalar(WAITING_EVENTS) == 0, 60, "every event fanned out")
+                ids = outbox.bodies(names[-1])
+                wait_for(
+                    lambda: len(set(receiver.arrivals()) & set(ids)) == len(ids),
+                    60,
+                    "the healthy receiver's deliveries",
+                )
     arrivals = receiver.arrivals()
     delays = sorted(arrivals[delivery] - answered[plant] for delivery, plant in ids.items())
     return {
@@ -158,24 +166,7 @@ def isolation(env, folder, receiver, outbox):
     }
 
 
-def paced_creates(port, count, rate):
-    """Create count plants at rate per second on one kept-alive connection; {id: answered at}."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
-    answered, start = {}, time.monotonic()
-    for plant_id in range(1, count + 1):
-        time.sleep(max(0.0, start + plant_id / rate - time.monotonic()))
-        conn.request("POST", "/plants", json.dumps({"id": plant_id, "name": "Fern"}), headers)
-        response = conn.getresponse()
-        response.read()
-        if response.status != 200:
-            raise SystemExit(f"a create was answered {response.status}")
-        answered[plant_id] = time.time()
-    conn.close()
-    return answered
-
-
-def one_round(env, folder, receiver, outbox, number):
+def one_round(registration, folder, receiver, outbox, number):
     """Creates without webhooks and with one receiver, in an order that alternates between
     rounds; then with ten receivers, and with one far away."""
     outbox.empty()
@@ -186,17 +177,17 @@ def one_round(env, folder, receiver, outbox, number):
         path = folder / f"round{number}-{side}"
         path.mkdir()
         if side == "without":
-            result.update(creates_without(env, path, first))
+            result.update(creates_without(registration.env, path, first))
         else:
-            one = [f"{receiver.url}/ok"]
-            result.update(creates_with(env, path, one, receiver, outbox, first + 10**8, DURATION))
+            one, start = [f"{receiver.url}/ok"], first + 10**8
+            result.update(creates_with(registration, path, one, receiver, outbox, start, DURATION))
     result["ratio"] = result["rps"] / result["without_rps"]
     for name, urls, seconds in scenarios(receiver):
         outbox.empty()
         path = folder / f"round{number}-{name}"
         path.mkdir()
         first += 3 * 10**8
-        result[name] = creates_with(env, path, urls, receiver, outbox, first, seconds)
+        result[name] = creates_with(registration, path, urls, receiver, outbox, first, seconds)
     return result
 
 
@@ -213,15 +204,16 @@ def main():
             "make bench-webhooks needs wrk, nginx and its echo module: "
             "apt-get install wrk nginx-light libnginx-mod-http-echo"
         )
+    webhook_receivers.check_mode()
     database = "postgresql" if DATABASE_URL else "sqlite"
     with tempfile.TemporaryDirectory(prefix="plantstore-bench-webhooks-") as tmp:
         folder = pathlib.Path(tmp)
-        env = prepare(folder)
-        outbox = Outbox(env["PLANTSTORE_DATABASE_URL"])
+        registration = webhook_receivers.Registration(prepare(folder))
+        outbox = Outbox(registration.env["PLANTSTORE_DATABASE_URL"])
         rounds = []
         with Receiver(folder / "receiver") as receiver:
             for number in range(ROUNDS):
-                result = one_round(env, folder, receiver, outbox, number)
+                result = one_round(registration, folder, receiver, outbox, number)
                 print(
                     f"round {number + 1}/{ROUNDS}: {webhook_report.summary_line(result)}",
                     file=sys.stderr,
@@ -230,7 +222,7 @@ def main():
             outbox.empty()
             path = folder / "isolation"
             path.mkdir()
-            isolated = isolation(env, path, receiver, outbox)
+            isolated = isolation(registration, path, receiver, outbox)
         outbox.engine.dispose()
     webhook_report.report(database, rounds, isolated)
 
