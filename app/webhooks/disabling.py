@@ -16,40 +16,61 @@ MARK_FAILING = driver_sql(
 CLEAR_FAILING = driver_sql(
     "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = :id AND failing_since IS NOT NULL"
 )
-FAILING_TOO_LONG = driver_sql(
-    "SELECT 1 FROM webhook_endpoints WHERE id = :id AND enabled AND failing_since <= :cutoff"
+# Exact whatever another worker recorded meanwhile: the database says how long it has failed.
+DISABLE_FAILING = driver_sql(
+    "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = :reason, "
+    "disabled_at = :now WHERE id = :id AND enabled AND failing_since <= :cutoff"
 )
 
 
-def judge(db, cursor, outcomes, now, disable_after):
+def judge(db, cursor, outcomes, now, disable_after, known):
     """Follow each endpoint's failures by the last of its outcomes (Outcomes), in the cursor's
     transaction, and disable those that must be: [(endpoint id, reason)] of those disabled.
 
-    Disabling fails the endpoint's pending deliveries in the same transaction: no crash can
-    leave an endpoint disabled with deliveries still pending.
+    known is {endpoint id: endpoints.Endpoint} as read in this transaction: an endpoint's
+    failure time is written only when it changes. Disabling fails the endpoint's pending
+    deliveries in the same transaction: no crash can leave an endpoint disabled with
+    deliveries still pending.
     """
     last = {
         outcome.receiver: outcome for outcome in outcomes if endpoints.is_endpoint(outcome.receiver)
     }
     disabled = []
     for endpoint_id, outcome in last.items():
-        key = {"id": endpoint_id, "now": db.bind_time(now)}
+        endpoint = known.get(endpoint_id)
+        if endpoint is None:  # deleted
+            continue
         if outcome.error is None:
-            cursor.execute(CLEAR_FAILING[db.dialect], {"id": endpoint_id})
+            if endpoint.failing_since is not None:
+                cursor.execute(CLEAR_FAILING[db.dialect], {"id": endpoint_id})
             continue
         if outcome.response_status == GONE:
-            reason, counted = endpoints.DISABLED_GONE, "gone"
-        else:
-            cursor.execute(MARK_FAILING[db.dialect], key)
-            cutoff = db.bind_time(now - datetime.timedelta(seconds=disable_after))
-            cursor.execute(FAILING_TOO_LONG[db.dialect], {"id": endpoint_id, "cutoff": cutoff})
-            if cursor.fetchone() is None:
-                continue
-            reason, counted = endpoints.DISABLED_FAILING, "failing"
-        if endpoints.disable(db, cursor, endpoint_id, reason, now):
-            count_disable(db, cursor, counted)
-            disabled.append((endpoint_id, reason))
-    return disabled
+            if endpoints.disable(db, cursor, endpoint_id, endpoints.DISABLED_GONE, now):
+                disabled.append((endpoint_id, endpoints.DISABLED_GONE, "gone"))
+            continue
+        since = endpoint.failing_since
+        if since is None:
+            cursor.execute(MARK_FAILING[db.dialect], {"id": endpoint_id, "now": db.bind_time(now)})
+            since = now
+        cutoff = now - datetime.timedelta(seconds=disable_after)
+        if since <= cutoff and _disable_failing(db, cursor, endpoint_id, now, cutoff):
+            disabled.append((endpoint_id, endpoints.DISABLED_FAILING, "failing"))
+    for _, _, counted in disabled:
+        count_disable(db, cursor, counted)
+    return [(endpoint_id, reason) for endpoint_id, reason, _ in disabled]
+
+
+def _disable_failing(db, cursor, endpoint_id, now, cutoff):
+    values = {
+        "id": endpoint_id,
+        "reason": endpoints.DISABLED_FAILING,
+        "now": db.bind_time(now),
+        "cutoff": db.bind_time(cutoff),
+    }
+    cursor.execute(DISABLE_FAILING[db.dialect], values)
+    return cursor.rowcount == 1 and endpoints.fail_pending(
+        db, cursor, endpoint_id, endpoints.DISABLED_FAILING
+    )
 
 
 # Endpoints the worker disabled, by reason, since the database was made: a counter of /metrics

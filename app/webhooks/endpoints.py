@@ -1,6 +1,8 @@
 """The webhook_endpoints table, receivers registered through the API, and its SQL."""
 
+import datetime
 import json
+from typing import NamedTuple
 
 from sqlalchemy import Boolean, Column, String, Table, Text
 
@@ -68,9 +70,10 @@ ENABLE = driver_sql(
     "failing_since = NULL WHERE id = :id"
 )
 IDS = driver_sql("SELECT id FROM webhook_endpoints ORDER BY id")
-# What the worker needs of every endpoint to send to it.
+# What the worker needs of every endpoint, read once a round: to fan out, send and judge.
 FOR_WORKER = driver_sql(
-    "SELECT id, url, enabled, secret, previous_secret, previous_until FROM webhook_endpoints"
+    "SELECT id, url, events, enabled, created_at, disabled_at, failing_since, secret, "
+    "previous_secret, previous_until FROM webhook_endpoints"
 )
 
 
@@ -174,8 +177,11 @@ def disable(db, cursor, endpoint_id, reason, now):
     cursor.execute(
         DISABLE[db.dialect], {"id": endpoint_id, "reason": reason, "now": db.bind_time(now)}
     )
-    if cursor.rowcount != 1:
-        return False
+    return cursor.rowcount == 1 and fail_pending(db, cursor, endpoint_id, reason)
+
+
+def fail_pending(db, cursor, endpoint_id, reason):
+    """Fail the pending deliveries of an endpoint disabled for reason; True."""
     error = f"endpoint disabled: {reason}"
     cursor.execute(FAIL_PENDING[db.dialect], {"id": endpoint_id, "error": error})
     return True
@@ -207,9 +213,57 @@ def ids(db):
         return [row[0] for row in cursor.fetchall()]
 
 
+class Endpoint(NamedTuple):
+    """An endpoint as the worker sees it: times are datetimes, secrets still sealed."""
+
+    id: str
+    url: str
+    events: frozenset
+    enabled: bool
+    created_at: datetime.datetime
+    disabled_at: datetime.datetime | None
+    failing_since: datetime.datetime | None
+    secret: str
+    previous_secret: str | None
+    previous_until: datetime.datetime | None
+
+    def takes(self, event_type, at):
+        """Whether an event of event_type written at at goes to this endpoint: subscribed, made
+        before it, and enabled then."""
+        return (
+            event_type in self.events
+            and self.created_at <= at
+            and (self.enabled or (self.disabled_at is not None and self.disabled_at > at))
+        )
+
+
 def for_worker(db, cursor):
-    """Every endpoint as the worker sends to it, in the cursor's transaction: (id, url,
-    enabled, sealed secret, sealed previous secret or None, previous_until or None)."""
+    """Every endpoint as an Endpoint, in the cursor's transaction."""
     cursor.execute(FOR_WORKER[db.dialect])
-    rows = cursor.fetchall()
-    return [(*row[:5], db.read_time(row[5]) if row[5] else None) for row in rows]
+    read = db.read_time
+    return [
+        Endpoint(
+            endpoint_id,
+            url,
+            frozenset(json.loads(events)),
+            bool(enabled),
+            read(created_at),
+            read(disabled_at),
+            read(failing_since),
+            secret,
+            previous,
+            read(until),
+        )
+        for (
+            endpoint_id,
+            url,
+            events,
+            enabled,
+            created_at,
+            disabled_at,
+            failing_since,
+            secret,
+            previous,
+            until,
+        ) in cursor.fetchall()
+    ]

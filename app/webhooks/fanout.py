@@ -1,10 +1,7 @@
 """The events table and the fan-out: a change writes one event row, whatever the number of
 receivers, and the worker turns it into one delivery per receiver, off the request path."""
 
-import datetime
-import json
 import uuid
-from typing import NamedTuple
 
 from sqlalchemy import BigInteger, Column, Integer, String, Table, Text
 
@@ -30,10 +27,6 @@ INSERT = driver_sql(
 # The oldest events first; another worker's are skipped, not waited for.
 OLDEST = skip_locked("SELECT id, type, body, created_at FROM events ORDER BY id LIMIT :limit")
 DELETE = driver_sql("DELETE FROM events WHERE id = :id")
-# What the fan-out needs of every endpoint: one read per batch of events.
-SUBSCRIPTIONS = driver_sql(
-    "SELECT id, events, enabled, created_at, disabled_at FROM webhook_endpoints"
-)
 # The last_error of a delivery to an endpoint disabled between its event and its fan-out.
 DISABLED = "endpoint disabled before the event was fanned out"
 WAITING = driver_sql("SELECT COUNT(*), MIN(created_at) FROM events")
@@ -45,59 +38,24 @@ def publish(db, cursor, event_type, body, created_at):
     cursor.execute(INSERT[db.dialect], values)
 
 
-class Subscription(NamedTuple):
-    """An endpoint as the fan-out sees it."""
-
-    id: str
-    events: frozenset
-    enabled: bool
-    created_at: datetime.datetime
-    disabled_at: datetime.datetime | None
-
-    def takes(self, event_type, at):
-        """Whether an event of event_type written at at goes to this endpoint: subscribed, made
-        before it, and enabled then."""
-        return (
-            event_type in self.events
-            and self.created_at <= at
-            and (self.enabled or (self.disabled_at is not None and self.disabled_at > at))
-        )
-
-
-def subscriptions(db, cursor):
-    """Every endpoint as a Subscription, in the cursor's transaction."""
-    cursor.execute(SUBSCRIPTIONS[db.dialect])
-    return [
-        Subscription(
-            endpoint_id,
-            frozenset(json.loads(events)),
-            bool(enabled),
-            db.read_time(created_at),
-            db.read_time(disabled_at) if disabled_at is not None else None,
-        )
-        for endpoint_id, events, enabled, created_at, disabled_at in cursor.fetchall()
-    ]
-
-
-def fan_out(db, cursor, urls, operator_types, limit):
+def fan_out(db, cursor, urls, operator_types, subscribed, limit):
     """Turn up to limit of the oldest events into one delivery per receiver, in the cursor's
     transaction, and delete them.
 
     The operator's receivers (urls) get the events of operator_types (names); each endpoint
-    gets those it was subscribed to and enabled for when they were written (endpoints.py),
-    failed when it has been disabled since. A delivery keeps its event's creation time, so that
-    its age counts from the change.
+    of subscribed (endpoints.Endpoint) gets those it was subscribed to and enabled for when
+    they were written, failed when it has been disabled since. A delivery keeps its event's
+    creation time, so that its age counts from the change.
     """
     cursor.execute(OLDEST[db.dialect], {"limit": limit})
     rows = cursor.fetchall()
     if not rows:
         return
-    every = subscriptions(db, cursor)
     deliveries = []
     for _, event_type, body, created_at in rows:
         receivers = [(url, True) for url in urls] if event_type in operator_types else []
         at = db.read_time(created_at)
-        receivers += [(each.id, each.enabled) for each in every if each.takes(event_type, at)]
+        receivers += [(each.id, each.enabled) for each in subscribed if each.takes(event_type, at)]
         deliveries += [
             {
                 "id": uuid.uuid4().hex,

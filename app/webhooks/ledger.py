@@ -41,10 +41,13 @@ class Ledger:
     def exchange(self, outcomes, unsent, wants):
         """One round's transaction; the Deliveries claimed (up to wants[receiver] each)."""
         with self.db.transaction() as cursor:
-            fanout.fan_out(self.db, cursor, self.urls, self.operator_types, FANOUT_BATCH)
+            self.directory.refresh(self.db, cursor)
+            subscribed = self.directory.endpoints.values()
+            fanout.fan_out(
+                self.db, cursor, self.urls, self.operator_types, subscribed, FANOUT_BATCH
+            )
             self._record(cursor, outcomes)
             store.release(self.db, cursor, unsent)
-            self.directory.refresh(self.db, cursor)
             return store.claim(self.db, cursor, wants, self.lease, self.retries)
 
     def settle(self, outcomes, unsent):
@@ -56,7 +59,8 @@ class Ledger:
     def _record(self, cursor, outcomes):
         # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge.
         store.record(self.db, cursor, outcomes)
+        known = self.directory.endpoints
         for endpoint_id, reason in disabling.judge(
-            self.db, cursor, outcomes, utcnow(), self.disable_after
+            self.db, cursor, outcomes, utcnow(), self.disable_after, known
         ):
             self.logger.warning("webhook endpoint %s disabled: %s", endpoint_id, reason)

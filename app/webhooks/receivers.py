@@ -46,8 +46,11 @@ class Receivers:
 
     def add(self, key):
         """Deliver to this receiver too (an endpoint, or pending deliveries to a URL no longer
-        configured)."""
-        self.by_key.setdefault(key, Receiver(key, self.base))
+        configured); whether it is new."""
+        if key in self.by_key:
+            return False
+        self.by_key[key] = Receiver(key, self.base)
+        return True
 
     def _in_turn(self):
         # The receiver served first turns round, so that none starves the others.

@@ -22,7 +22,8 @@ class Target(NamedTuple):
 
 
 class Directory:
-    """{receiver: Target}: the operator's URLs, and every enabled endpoint by its id."""
+    """{receiver: Target}: the operator's URLs, and every enabled endpoint by its id; and every
+    endpoint as last read (endpoints.Endpoint), for the fan-out and the disabling."""
 
     def __init__(self, config, logger):
         self.logger = logger
@@ -32,20 +33,25 @@ class Directory:
             url: Target(url, receiver_name(url), (secret,), False) for url in config["WEBHOOK_URLS"]
         }
         self.targets = dict(self.operator)
+        self.endpoints = {}
         self._unreadable = set()
         self._keys = {}
 
     def refresh(self, db, cursor):
-        """Read the endpoints again, in the cursor's transaction."""
+        """Read the endpoints again, in the cursor's transaction: one read a round."""
         targets = dict(self.operator)
         now = utcnow()
-        for endpoint_id, url, enabled, secret, previous, until in endpoints.for_worker(db, cursor):
-            if not enabled:
+        read = {each.id: each for each in endpoints.for_worker(db, cursor)}
+        for each in read.values():
+            if not each.enabled:
                 continue
-            sealed = [secret] if previous is None or until <= now else [secret, previous]
-            keys = self._open(endpoint_id, sealed)
+            sealed = [each.secret]
+            if each.previous_secret is not None and each.previous_until > now:
+                sealed.append(each.previous_secret)
+            keys = self._open(each.id, sealed)
             if keys:
-                targets[endpoint_id] = Target(url, endpoint_id, keys, True)
+                targets[each.id] = Target(each.url, each.id, keys, True)
+        self.endpoints = read
         self.targets = targets
 
     def _open(self, endpoint_id, sealed):

@@ -114,8 +114,9 @@ class Worker:
                 failures += 1
                 await self._pause(failures, error)
                 continue
-            for key in self.directory.targets:  # endpoints registered since the last round
-                self.receivers.add(key)
+            # An endpoint registered since the last round is claimed for in the next one, soon.
+            if [key for key in self.directory.targets if self.receivers.add(key)]:
+                self._found_work = time.monotonic()
             self.receivers.hold(claimed, send_by)
             if self.stopping:
                 break
