@@ -33,10 +33,8 @@ run: $(VENV)/.runtime
 	echo "Serving on http://$(HOST):$(PORT). Try:"; \
 	echo "  curl -i -H 'Authorization: Bearer $$token' -H 'Content-Type: application/json' \\"; \
 	echo "       -d '{\"id\": 1, \"name\": \"Monstera\", \"tag\": \"tropical\"}' http://$(HOST):$(PORT)/plants"; \
-	if [ -n "$$PLANTSTORE_WEBHOOK_URLS" ]; then \
-	  $(FLASK) webhooks run & worker=$$!; \
-	  trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
-	fi; \
+	$(FLASK) webhooks run & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/gunicorn --bind $(HOST):$(PORT) wsgi:app
 
 lint: $(VENV)/.test
