@@ -7,7 +7,6 @@ import errno
 import socket
 import time
 from typing import NamedTuple
-from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -59,7 +58,6 @@ class Sender:
     attempt at its deadline however the answer trickles."""
 
     def __init__(self, timeout, connections, allowed):
-        self.allowed = allowed
         self.trusted = self._session(timeout, connections, None)
         self.guarded = self._session(timeout, connections, GuardedResolver(allowed))
 
@@ -92,11 +90,8 @@ class Sender:
 
     async def send(self, target, delivery_id, event, body):
         """Post body to target; its Answer."""
-        if target.guarded:
-            literal = guard.literal(urlsplit(target.url).hostname or "")
-            why = literal and guard.refusal(literal, self.allowed)
-            if why:
-                return Answer(f"refused: {why}")
+        if target.refused:
+            return Answer(f"refused: {target.refused}")
         try:
             async with (self.guarded if target.guarded else self.trusted).post(
                 target.url,
