@@ -27,25 +27,26 @@ class Outcome(enum.Enum):
     CONFLICT = "conflict"
 
 
-# RETURNING tells whether the row went in: psycopg reports no rowcount for ON CONFLICT.
+# A row returned says the plant went in (psycopg reports no rowcount for ON CONFLICT); its one
+# value, the outbox's wanted, whether anybody would receive the event: no column more.
 INSERT_SQL = (
     "INSERT INTO plants (id, name, tag) VALUES (:id, :name, :tag) "
-    "ON CONFLICT (id) DO NOTHING RETURNING id"
+    "ON CONFLICT (id) DO NOTHING RETURNING"
 )
-INSERT = driver_sql(INSERT_SQL)
+INSERT = driver_sql(f"{INSERT_SQL} FALSE")
 SELECT_ONE = driver_sql("SELECT id, name, tag FROM plants WHERE id = :id")
 SELECT_PAGE = driver_sql("SELECT id, name, tag FROM plants ORDER BY id LIMIT :limit")
 SELECT_PAGE_AFTER = driver_sql(
     "SELECT id, name, tag FROM plants WHERE id > :after ORDER BY id LIMIT :limit"
 )
-DELETE_SQL = "DELETE FROM plants WHERE id = :id RETURNING id, name, tag"
-DELETE = driver_sql(DELETE_SQL)
+DELETE_SQL = "DELETE FROM plants WHERE id = :id RETURNING id, name, tag,"
+DELETE = driver_sql(f"{DELETE_SQL} FALSE")
 
 
 @functools.cache
 def _announcing(sql, wanted):
-    # sql whose RETURNING also says whether anybody wants the event (wanted: the outbox's SQL).
-    return driver_sql(f"{sql}, {wanted}")
+    # sql whose RETURNING ends with whether anybody wants the event (wanted: the outbox's SQL).
+    return driver_sql(f"{sql} {wanted}")
 
 
 def create(db, plant, outbox=None):
@@ -61,7 +62,7 @@ def create(db, plant, outbox=None):
             cursor.execute(insert[db.dialect], values)
             inserted = cursor.fetchall()
             if inserted:
-                if outbox is not None and inserted[0][1]:
+                if inserted[0][0]:
                     outbox.publish(cursor, CREATED, plant)
                 return Outcome.CREATED, values
             # The conflicting row is committed: PostgreSQL waited for it, SQLite holds the lock.
@@ -107,7 +108,7 @@ def delete(db, plant_id, outbox=None):
     with db.transaction() as cursor:
         cursor.execute(statement[db.dialect], {"id": plant_id})
         deleted = cursor.fetchall()
-        if deleted and outbox is not None and deleted[0][3]:
+        if deleted and deleted[0][3]:
             plant = _plant(deleted[0][:3])
             if plant["tag"] is None:
                 del plant["tag"]  # a StoredPlant omits a missing tag
