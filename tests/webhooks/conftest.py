@@ -1,9 +1,9 @@
 """Fixtures of the webhook tests: a verifying receiver, settings that use it, apps and servers."""
 
 import pytest
-from live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
 
 from harness.processes import wait_for
+from live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
 from liveserver import environment
 from receiver import Receiver
 from webhook_helpers import SECRET

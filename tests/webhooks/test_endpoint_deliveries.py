@@ -5,10 +5,12 @@ import json
 import re
 
 import pytest
-from live_endpoints import statuses
+from cryptography.fernet import Fernet
+from sqlalchemy import create_engine, text
 from standardwebhooks.webhooks import Webhook
 
 from harness.processes import wait_for
+from live_endpoints import statuses
 from webhook_helpers import SECRET
 
 pytestmark = pytest.mark.e2e
@@ -169,3 +171,26 @@ def test_a_rotated_secret_signs_beside_the_old_one_from_the_next_attempt(
 
     wait_for(signed_once, 30, "a delivery signed by the new secret alone")
     assert re.fullmatch(r"v1,[A-Za-z0-9+/]{43}=", receiver.requests[-1][0]["webhook-signature"])
+
+
+def test_secrets_are_stored_sealed_with_the_first_key_and_read_with_any(
+    endpoint_stack, make_receiver, database_url
+):
+    old, new = Fernet.generate_key().decode(), Fernet.generate_key().decode()
+    receiver = make_receiver()
+    server, admin, start = endpoint_stack(WEBHOOK_KEYS=old)
+    endpoint = admin.register(receiver.url)
+    receiver.verify_with(endpoint["secret"])
+    engine = create_engine(database_url)
+    with engine.connect() as conn:
+        stored = conn.execute(
+            text("SELECT secret FROM webhook_endpoints WHERE id = :id"), {"id": endpoint["id"]}
+        ).scalar_one()
+    engine.dispose()
+    assert stored.startswith("fernet:") and endpoint["secret"].removeprefix("whsec_") not in stored
+    assert "stored unencrypted" not in server.log()
+    start(WEBHOOK_KEYS=f"{new},{old}")  # a new key first: the old one still opens
+    server.request("POST", "/plants", {"id": 1, "name": "Fern"})
+    wait_for(lambda: receiver.requests, 30, "a delivery signed with the opened secret")
+    shown = server.cli("webhooks", "status") + server.request("GET", "/metrics").body.decode()
+    assert endpoint["secret"] not in shown and endpoint["secret"][6:] not in shown

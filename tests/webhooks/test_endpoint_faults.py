@@ -5,10 +5,10 @@ import email.utils
 import time
 
 import pytest
-from live_endpoints import statuses
 
 from harness.processes import wait_for
 from harness.receivers import SilentReceiver
+from live_endpoints import statuses
 
 pytestmark = pytest.mark.e2e
 
