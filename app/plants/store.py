@@ -3,7 +3,7 @@
 import enum
 import functools
 
-from sqlalchemy import BigInteger, Column, Index, String, Table, func
+from sqlalchemy import BigInteger, Column, Index, Integer, String, Table, func
 
 from ..database import driver_sql, metadata
 from ..database.sql import UTCDateTime
@@ -12,7 +12,10 @@ from .events import CREATED, DELETED
 plants = Table(
     "plants",
     metadata,
-    Column("id", BigInteger, primary_key=True, autoincrement=False),
+    # On SQLite, INTEGER makes the id the rowid (an int64 as well): the table is its index.
+    Column(
+        "id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=False
+    ),
     Column("name", String(255), nullable=False),
     Column("tag", String(255)),
     Column("created_at", UTCDateTime, nullable=False, server_default=func.now()),
