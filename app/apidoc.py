@@ -12,6 +12,7 @@ read.
 
 import functools
 from dataclasses import dataclass, field
+from urllib.parse import unquote_plus, unquote_to_bytes
 
 from flask import request
 from marshmallow import Schema, ValidationError
@@ -101,7 +102,8 @@ def arguments(schema, location):
     """Load the query ("query") or the path variables ("path") with schema (a Schema class).
 
     The loaded query is the view's last positional argument; path variables, named in the rule
-    as the schema's fields, are the view's keyword arguments, loaded.
+    as the schema's fields, are the view's keyword arguments, loaded. A query parameter given
+    more than once, or whose value is not UTF-8, is a 400, whatever the schema.
     """
     loader = schema()
 
@@ -112,11 +114,37 @@ def arguments(schema, location):
 
             @functools.wraps(view)
             def wrapper(*args, **kwargs):
-                return view(*args, loader.load(request.args), **kwargs)
+                return view(*args, loader.load(_query()), **kwargs)
 
         return _annotate(wrapper, lambda op: op.arguments.__setitem__(location, schema))
 
     return decorator
+
+
+def _query():
+    """The request's query; a 400 naming each parameter given twice, or not UTF-8."""
+    errors = {}
+    for name, values in request.args.lists():
+        if len(values) > 1:
+            errors[name] = ["Must be given at most once."]
+        # Werkzeug leaves bytes that are not UTF-8 percent-encoded in the value, as text.
+        elif "%" in values[0] and name in _not_utf8(request.query_string):
+            errors[name] = ["Must be percent-encoded UTF-8."]
+    if errors:
+        raise ValidationError(errors)
+    return request.args
+
+
+def _not_utf8(query_string):
+    # The names of the parameters whose value is not UTF-8 once percent-decoded.
+    names = set()
+    for pair in query_string.split(b"&"):
+        name, _, value = pair.partition(b"=")
+        try:
+            unquote_to_bytes(value.replace(b"+", b" ")).decode()
+        except UnicodeDecodeError:
+            names.add(unquote_plus(name.decode("latin-1")))
+    return names
 
 
 def _loading_path(view, loader):

@@ -30,6 +30,10 @@ wrk.body = '{{"id": 1, "name": "plant 1", "tag": "bench"}}'
     "GET /plants?limit=100": """
 wrk.path = "/plants?limit=100"
 """,
+    # A page of 100 of the rare tag, the same size as the unfiltered page: run.py tags few plants.
+    "GET /plants?tag=rare": """
+wrk.path = "/plants?tag=rare&limit=100"
+""",
     "GET /plants/{id}": """
 request = function()
   return wrk.format("GET", "/plants/" .. math.random(1, {plants}))

@@ -5,8 +5,9 @@ gunicorn.conf.py in the same environment, each with deploy/nginx.conf in front. 
 scenario at 8 and 64 kept-alive connections (and some at 256), directly and through nginx; rounds
 alternate which side goes first. Settings (environment): BENCH_DURATION seconds per run (3),
 BENCH_ROUNDS (2), BENCH_WARMUP seconds per scenario before the rounds (1), BENCH_PLANTS preloaded
-(10000), BENCH_DATABASE_URL (default: a fresh SQLite file). Then the rate limit row
-(bench/ratelimit.py): the service with and without a limit counted in Redis.
+(50000, one in RARE_EVERY tagged "rare"), BENCH_DATABASE_URL (default: a fresh SQLite file).
+Then the rate limit row (bench/ratelimit.py): the service with and without a limit counted in
+Redis.
 """
 
 import collections
@@ -33,7 +34,9 @@ TOKEN = "bench-token-0123456789abcdefghijklmnopqrstuvwxyz"
 DURATION = int(os.environ.get("BENCH_DURATION", "3"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "2"))
 WARMUP = int(os.environ.get("BENCH_WARMUP", "1"))
-PLANTS = int(os.environ.get("BENCH_PLANTS", "10000"))
+PLANTS = int(os.environ.get("BENCH_PLANTS", "50000"))
+# One plant in RARE_EVERY carries the rare tag (200 of 50,000: two full pages), spread out.
+RARE_EVERY = 250
 DATABASE_URL = os.environ.get("BENCH_DATABASE_URL")
 APPS = {"service": "wsgi:app", "floor": "bench.floor:app"}
 HIGH = 256
@@ -72,7 +75,10 @@ def prepare_database(folder):
     init_db = [sys.executable, "-m", "flask", "--app", "wsgi", "init-db"]
     subprocess.run(init_db, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
     engine = create_engine(url)
-    rows = [{"id": n, "name": f"plant {n}", "tag": "bench"} for n in range(1, PLANTS + 1)]
+    rows = [
+        {"id": n, "name": f"plant {n}", "tag": "rare" if n % RARE_EVERY == 0 else "bench"}
+        for n in range(1, PLANTS + 1)
+    ]
     with engine.begin() as conn:
         conn.execute(delete(events))
         conn.execute(delete(deliveries))
@@ -193,12 +199,13 @@ def main():
             rate_limit = measure_rate_limit(stack, sides["service"], env, folder)
     rows = report.summarise(runs, CASES, postgres=DATABASE_URL is not None)
     load_rows = report.load_rows(rows, HIGH)
+    filter_rows = report.filter_rows(rows)
     database = "postgresql" if DATABASE_URL else "sqlite"
     header = (
         f"{database}, {os.cpu_count()} cores, {ROUNDS} rounds of {DURATION} s, medians; "
         f"{describe(settings)}"
     )
-    report.print_tables(header, rows, load_rows, HIGH, rss)
+    report.print_tables(header, rows, load_rows, filter_rows, HIGH, rss)
     if rate_limit is not None:
         ratelimit.print_rows(rate_limit)
     raw = [{"side": key[0], "case": key[1:], "rounds": value} for key, value in runs.items()]
@@ -211,6 +218,7 @@ def main():
         "gunicorn": settings,
         "rows": rows,
         "load": load_rows,
+        "filter": filter_rows,
         "peak_rss_per_worker_mib": rss,
         "rate_limit": rate_limit,
         "runs": raw,

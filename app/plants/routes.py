@@ -23,6 +23,12 @@ CONFLICT = (
     "A different plant with this id already exists.",
     "A different plant with id 1 already exists.",
 )
+BAD_QUERY = (
+    400,
+    "A query parameter that is malformed, out of range, unknown or given more than once: the "
+    "message names each.",
+    "tag: Must be given at most once.",
+)
 
 NEXT_PAGE = {
     "description": 'When more plants remain, `<URL of the next page>; rel="next"`; '
@@ -56,18 +62,24 @@ def create_plant(plant):
 @bp.get("")
 @auth.required()
 @apidoc.response(200, "A page of plants", StoredPlantSchema(many=True), {"Link": NEXT_PAGE})
+@apidoc.error(*BAD_QUERY)
 @apidoc.arguments(ListQuerySchema, "query")
 def list_plants(query):
-    """List plants by ascending id, a page at a time.
+    """List plants by ascending id, a page at a time, all of them or those of one tag.
 
-    At most `limit` plants whose id is above `after`. Follow the `Link` header's `rel="next"`
-    URL until there is none: plants created or deleted meanwhile never make a page skip or
-    repeat one.
+    At most `limit` plants whose id is above `after`; with `tag`, only those whose tag is
+    exactly it, at the cost of an unfiltered page however rare the tag. Follow the `Link`
+    header's `rel="next"` URL, which keeps the filter, until there is none: plants created or
+    deleted meanwhile never make a page skip or repeat one. A parameter given twice is a 400.
     """
-    page, more = store.page(get_db(), query.get("after"), query["limit"])
+    tag = query.get("tag")
+    page, more = store.page(get_db(), query.get("after"), query["limit"], tag)
     if not more:
         return page
-    return page, headers.next_page(".list_plants", limit=query["limit"], after=page[-1]["id"])
+    kept = {} if tag is None else {"tag": tag}
+    return page, headers.next_page(
+        ".list_plants", limit=query["limit"], after=page[-1]["id"], **kept
+    )
 
 
 @bp.get("/<plant_id>")

@@ -70,7 +70,8 @@ class PlantIdSchema(Schema):
 
 
 class ListQuerySchema(Schema):
-    """The query of GET /plants: a page of at most limit plants with ids above after.
+    """The query of GET /plants: a page of at most limit plants with ids above after, only
+    those whose tag is exactly tag when it is given.
 
     Unknown parameters are refused, so a typo such as ``limt`` is not silently ignored.
     """
@@ -86,5 +87,15 @@ class ListQuerySchema(Schema):
             "format": "int64",
             "description": "Only plants with a larger id",
             "examples": [1],
+        },
+    )
+    tag = fields.String(
+        validate=[validate.Length(min=1, max=TEXT_MAX), clean_text],
+        metadata={
+            "description": "Only plants whose tag is exactly this one (case-sensitive, no "
+            "prefix match); 1 to 255 characters, given at most once",
+            # No NUL character (an unpaired surrogate cannot arrive in a decoded URL).
+            "pattern": "^[^\\x00]*$",
+            "examples": ["tropical"],
         },
     )

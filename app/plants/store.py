@@ -3,7 +3,7 @@
 import enum
 import functools
 
-from sqlalchemy import BigInteger, Column, String, Table, func
+from sqlalchemy import BigInteger, Column, Index, Integer, String, Table, func
 
 from ..database import driver_sql, metadata
 from ..database.sql import UTCDateTime
@@ -12,10 +12,15 @@ from .events import CREATED, DELETED
 plants = Table(
     "plants",
     metadata,
-    Column("id", BigInteger, primary_key=True, autoincrement=False),
+    # On SQLite, INTEGER makes the id the rowid (an int64 as well): the table is its index.
+    Column(
+        "id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=False
+    ),
     Column("name", String(255), nullable=False),
     Column("tag", String(255)),
     Column("created_at", UTCDateTime, nullable=False, server_default=func.now()),
+    # A page filtered by tag reads only its own rows, already in id order, however rare the tag.
+    Index("plants_tag_id", "tag", "id"),
 )
 
 
@@ -35,10 +40,17 @@ INSERT_SQL = (
 )
 INSERT = driver_sql(f"{INSERT_SQL} FALSE")
 SELECT_ONE = driver_sql("SELECT id, name, tag FROM plants WHERE id = :id")
-SELECT_PAGE = driver_sql("SELECT id, name, tag FROM plants ORDER BY id LIMIT :limit")
-SELECT_PAGE_AFTER = driver_sql(
-    "SELECT id, name, tag FROM plants WHERE id > :after ORDER BY id LIMIT :limit"
-)
+# The condition of a page by (filtered by tag, starting after an id); its order is always by id.
+PAGE_WHERE = {
+    (False, False): "",
+    (False, True): " WHERE id > :after",
+    (True, False): " WHERE tag = :tag",
+    (True, True): " WHERE tag = :tag AND id > :after",
+}
+SELECT_PAGES = {
+    key: driver_sql(f"SELECT id, name, tag FROM plants{where} ORDER BY id LIMIT :limit")
+    for key, where in PAGE_WHERE.items()
+}
 DELETE_SQL = "DELETE FROM plants WHERE id = :id RETURNING id, name, tag,"
 DELETE = driver_sql(f"{DELETE_SQL} FALSE")
 
@@ -89,11 +101,12 @@ def get(db, plant_id):
     return _plant(row) if row else None
 
 
-def page(db, after, limit):
-    """Up to limit plants with ids above after (all when None), by id; and whether more remain."""
-    query = SELECT_PAGE if after is None else SELECT_PAGE_AFTER
+def page(db, after, limit, tag=None):
+    """Up to limit plants with ids above after (all when None), by id, only those whose tag is
+    exactly tag (any when None); and whether more remain."""
+    query = SELECT_PAGES[tag is not None, after is not None]
     with db.cursor() as cursor:
-        cursor.execute(query[db.dialect], {"limit": limit + 1, "after": after})
+        cursor.execute(query[db.dialect], {"limit": limit + 1, "after": after, "tag": tag})
         rows = [_plant(row) for row in cursor.fetchall()]
     return rows[:limit], len(rows) > limit
 

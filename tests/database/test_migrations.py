@@ -174,3 +174,30 @@ def test_downgrading_the_events_revision_refuses_while_an_event_waits(engine, cl
     )
     assert revisions(engine) == {HEAD}
     assert len(rows(engine)["events"]) == 1
+
+
+TAG_INDEX_REVISION = "633e8f9f8966"
+
+
+def test_the_tag_index_revision_upgrades_a_database_of_the_previous_schema_with_its_rows(
+    engine, cli
+):
+    assert cli("db", "upgrade", f"{TAG_INDEX_REVISION}-1").exit_code == 0
+    with engine.begin() as conn:
+        conn.execute(metadata.tables["plants"].insert(), ROWS["plants"])
+    before = rows(engine)
+    result = cli("db", "upgrade")
+    assert result.exit_code == 0, result.output
+    assert revisions(engine) == {HEAD}
+    assert rows(engine) == before
+    assert differences(engine) == []
+    indexes = {index["name"]: index for index in inspect(engine).get_indexes("plants")}
+    assert indexes["plants_tag_id"]["column_names"] == ["tag", "id"]
+    if engine.dialect.name == "sqlite":
+        with engine.connect() as conn:
+            aliased = conn.execute(text("SELECT count(*) FROM plants WHERE rowid = id")).scalar()
+        assert aliased == len(ROWS["plants"])  # the id is the rowid: no index of its own
+    result = cli("db", "downgrade", f"{TAG_INDEX_REVISION}-1")
+    assert result.exit_code == 0, result.output
+    assert "plants_tag_id" not in {index["name"] for index in inspect(engine).get_indexes("plants")}
+    assert rows(engine) == before

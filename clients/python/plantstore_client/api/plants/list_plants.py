@@ -14,6 +14,7 @@ def _get_kwargs(
     *,
     limit: int | Unset = 100,
     after: int | Unset = UNSET,
+    tag: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -21,6 +22,8 @@ def _get_kwargs(
     params["limit"] = limit
 
     params["after"] = after
+
+    params["tag"] = tag
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -103,16 +106,19 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     limit: int | Unset = 100,
     after: int | Unset = UNSET,
+    tag: str | Unset = UNSET,
 ) -> Response[Error | list[StoredPlant]]:
-    """List plants by ascending id, a page at a time.
+    """List plants by ascending id, a page at a time, all of them or those of one tag.
 
-     At most `limit` plants whose id is above `after`. Follow the `Link` header's `rel="next"`
-    URL until there is none: plants created or deleted meanwhile never make a page skip or
-    repeat one.
+     At most `limit` plants whose id is above `after`; with `tag`, only those whose tag is
+    exactly it, at the cost of an unfiltered page however rare the tag. Follow the `Link`
+    header's `rel="next"` URL, which keeps the filter, until there is none: plants created or
+    deleted meanwhile never make a page skip or repeat one. A parameter given twice is a 400.
 
     Args:
         limit (int | Unset):  Default: 100.
         after (int | Unset):
+        tag (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -125,6 +131,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         limit=limit,
         after=after,
+        tag=tag,
     )
 
     response = client.get_httpx_client().request(
@@ -139,16 +146,19 @@ def sync(
     client: AuthenticatedClient | Client,
     limit: int | Unset = 100,
     after: int | Unset = UNSET,
+    tag: str | Unset = UNSET,
 ) -> Error | list[StoredPlant] | None:
-    """List plants by ascending id, a page at a time.
+    """List plants by ascending id, a page at a time, all of them or those of one tag.
 
-     At most `limit` plants whose id is above `after`. Follow the `Link` header's `rel="next"`
-    URL until there is none: plants created or deleted meanwhile never make a page skip or
-    repeat one.
+     At most `limit` plants whose id is above `after`; with `tag`, only those whose tag is
+    exactly it, at the cost of an unfiltered page however rare the tag. Follow the `Link`
+    header's `rel="next"` URL, which keeps the filter, until there is none: plants created or
+    deleted meanwhile never make a page skip or repeat one. A parameter given twice is a 400.
 
     Args:
         limit (int | Unset):  Default: 100.
         after (int | Unset):
+        tag (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -162,6 +172,7 @@ def sync(
         client=client,
         limit=limit,
         after=after,
+        tag=tag,
     ).parsed
 
 
@@ -170,16 +181,19 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     limit: int | Unset = 100,
     after: int | Unset = UNSET,
+    tag: str | Unset = UNSET,
 ) -> Response[Error | list[StoredPlant]]:
-    """List plants by ascending id, a page at a time.
+    """List plants by ascending id, a page at a time, all of them or those of one tag.
 
-     At most `limit` plants whose id is above `after`. Follow the `Link` header's `rel="next"`
-    URL until there is none: plants created or deleted meanwhile never make a page skip or
-    repeat one.
+     At most `limit` plants whose id is above `after`; with `tag`, only those whose tag is
+    exactly it, at the cost of an unfiltered page however rare the tag. Follow the `Link`
+    header's `rel="next"` URL, which keeps the filter, until there is none: plants created or
+    deleted meanwhile never make a page skip or repeat one. A parameter given twice is a 400.
 
     Args:
         limit (int | Unset):  Default: 100.
         after (int | Unset):
+        tag (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -192,6 +206,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         limit=limit,
         after=after,
+        tag=tag,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -204,16 +219,19 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     limit: int | Unset = 100,
     after: int | Unset = UNSET,
+    tag: str | Unset = UNSET,
 ) -> Error | list[StoredPlant] | None:
-    """List plants by ascending id, a page at a time.
+    """List plants by ascending id, a page at a time, all of them or those of one tag.
 
-     At most `limit` plants whose id is above `after`. Follow the `Link` header's `rel="next"`
-    URL until there is none: plants created or deleted meanwhile never make a page skip or
-    repeat one.
+     At most `limit` plants whose id is above `after`; with `tag`, only those whose tag is
+    exactly it, at the cost of an unfiltered page however rare the tag. Follow the `Link`
+    header's `rel="next"` URL, which keeps the filter, until there is none: plants created or
+    deleted meanwhile never make a page skip or repeat one. A parameter given twice is a 400.
 
     Args:
         limit (int | Unset):  Default: 100.
         after (int | Unset):
+        tag (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -228,5 +246,6 @@ async def asyncio(
             client=client,
             limit=limit,
             after=after,
+            tag=tag,
         )
     ).parsed
