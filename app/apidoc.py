@@ -14,10 +14,11 @@ import functools
 from dataclasses import dataclass, field
 from urllib.parse import unquote_plus, unquote_to_bytes
 
-from flask import request
+from flask import Response, request
 from marshmallow import Schema, ValidationError
 
 from . import body as request_body
+from .jsonprovider import json_response
 
 # Blueprint name -> tag description, filled by tag() as each blueprint module is imported.
 _TAGS = {}
@@ -31,6 +32,10 @@ class Operation:
     # Needs a token; every other operation is public.
     secured: bool = False
     body: type | None = None
+    # The media types the body may be sent as.
+    media_types: tuple = request_body.JSON
+    # Request headers the operation reads: name -> (description, example).
+    request_headers: dict = field(default_factory=dict)
     arguments: dict = field(default_factory=dict)
     responses: dict = field(default_factory=dict)
     # Error statuses the document describes in its own words, and those described here:
@@ -84,18 +89,29 @@ def secured(view):
     return _annotate(view, lambda op: setattr(op, "secured", True))
 
 
-def body(schema):
-    """Load the JSON request body with schema (a Schema class); the view gets it last."""
+def body(schema, media_types=request_body.JSON):
+    """Load the JSON request body, sent as one of media_types, with schema (a Schema class);
+    the view gets it last."""
     loader = schema()
 
     def decorator(view):
         @functools.wraps(view)
         def with_body(*args, **kwargs):
-            return view(*args, loader.load(request_body.json_object()), **kwargs)
+            return view(*args, loader.load(request_body.json_object(media_types)), **kwargs)
 
-        return _annotate(with_body, lambda op: setattr(op, "body", schema))
+        def describe(op):
+            op.body, op.media_types = schema, media_types
+
+        return _annotate(with_body, describe)
 
     return decorator
+
+
+def request_header(name, description, example):
+    """A request header the operation reads, which the view reads itself."""
+    return lambda view: _annotate(
+        view, lambda op: op.request_headers.__setitem__(name, (description, example))
+    )
 
 
 def arguments(schema, location):
@@ -171,6 +187,7 @@ def response(status, description, schema=None, headers=None):
 
     A marshmallow schema (a class, or an instance such as ``Schema(many=True)``) dumps what the
     view returns, or the first item of a (body, headers) tuple; a JSON Schema dict only documents.
+    A Response the view returns (another answer, such as a 304) is left as it is.
     """
     answer = {"description": description, "schema": schema, "headers": headers or {}}
     dumper = schema() if isinstance(schema, type) else schema
@@ -187,11 +204,25 @@ def _dumping(view, dumper):
     @functools.wraps(view)
     def with_dump(*args, **kwargs):
         result = view(*args, **kwargs)
+        if isinstance(result, Response):
+            return result
         if isinstance(result, tuple):
-            return (dumper.dump(result[0]), *result[1:])
+            return _answer(dumper.dump(result[0]), result[1:])
         return dumper.dump(result)
 
     return with_dump
+
+
+def _answer(body, extras):
+    # What Flask makes of (body, status, headers): Flask's own way costs a read 2% more.
+    response = json_response(body)
+    for extra in extras:
+        if isinstance(extra, int):
+            response.status_code = extra
+        else:
+            for name, value in extra.items():
+                response.headers.add(name, value)
+    return response
 
 
 def errors(*statuses):

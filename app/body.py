@@ -6,6 +6,10 @@ from flask import request
 from gunicorn.http.errors import ParseException
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
 
+# The media types of a JSON body, and of a JSON Merge Patch (RFC 7396), which is JSON too.
+JSON = ("application/json",)
+MERGE_PATCH = ("application/merge-patch+json", "application/json")
+
 
 def _no_constants(name):
     raise ValueError(f"{name} is not JSON")
@@ -31,10 +35,11 @@ def _read():
     return data
 
 
-def json_object():
-    """The request body as strict UTF-8 JSON holding an object (a dict)."""
-    if request.mimetype != "application/json":
-        raise UnsupportedMediaType("Content-Type must be application/json.")
+def json_object(media_types=JSON):
+    """The request body as strict UTF-8 JSON holding an object (a dict), sent as one of
+    media_types."""
+    if request.mimetype not in media_types:
+        raise UnsupportedMediaType(f"Content-Type must be {' or '.join(media_types)}.")
     try:
         data = json.loads(_read().decode("utf-8"), parse_constant=_no_constants)
     except (ValueError, RecursionError):

@@ -1,18 +1,21 @@
 """Flask's JSON provider on orjson: every response body is encoded here."""
 
 import orjson
+from flask import Response
 from flask.json.provider import JSONProvider
 
 # Sorted keys, as Flask's own provider writes them, so bodies do not change with the encoder.
 OPTIONS = orjson.OPT_SORT_KEYS
 
 
+def json_response(value):
+    """A JSON response of value, as the app's provider makes one, without looking the app up
+    (which costs a read of one plant about 1% of its instructions)."""
+    return Response(orjson.dumps(value, option=OPTIONS), mimetype="application/json")
+
+
 class OrjsonProvider(JSONProvider):
     """Encode with orjson, several times faster than the json module on a page of plants."""
-
-    def __init__(self, app):
-        super().__init__(app)
-        self.response_class = app.response_class
 
     def dumps(self, obj, **kwargs):
         """obj as a JSON string."""
@@ -29,9 +32,7 @@ class OrjsonProvider(JSONProvider):
         """
         if args and kwargs:
             raise TypeError("jsonify() takes positional or keyword arguments, not both")
-        value = args[0] if len(args) == 1 else args or kwargs
-        body = orjson.dumps(value, option=OPTIONS)
-        return self.response_class(body, mimetype="application/json")
+        return json_response(args[0] if len(args) == 1 else args or kwargs)
 
 
 def init_app(app):

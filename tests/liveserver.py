@@ -25,24 +25,35 @@ def access_line(servers, request_id):
     return line.split(" ", 1)[1]  # what follows the line's timestamp
 
 
-def race_creates(servers, plant_id, count=24):
-    """POST plant_id from count threads at once, spread over servers, half of them with another
-    name; assert that one content won everywhere and return its name."""
+def race(count, attempt):
+    """Call attempt(number) for number 0 to count - 1, from as many threads let go at once;
+    what each returned, in no particular order."""
     barrier, results = threading.Barrier(count), []
 
-    def create(number):
+    def run(number):
         barrier.wait()
-        name = "Basil" if number // len(servers) % 2 else "Mint"
-        server = servers[number % len(servers)]
-        response = server.request("POST", "/plants", {"id": plant_id, "name": name})
-        results.append((response.status, response.json()))
+        results.append(attempt(number))
 
-    threads = [threading.Thread(target=create, args=(number,)) for number in range(count)]
+    threads = [threading.Thread(target=run, args=(number,)) for number in range(count)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     assert len(results) == count
+    return results
+
+
+def race_creates(servers, plant_id, count=24):
+    """POST plant_id from count threads at once, spread over servers, half of them with another
+    name; assert that one content won everywhere and return its name."""
+
+    def create(number):
+        name = "Basil" if number // len(servers) % 2 else "Mint"
+        server = servers[number % len(servers)]
+        response = server.request("POST", "/plants", {"id": plant_id, "name": name})
+        return response.status, response.json()
+
+    results = race(count, create)
     assert {status for status, _ in results} <= {200, 409}
     winners = {body["name"] for status, body in results if status == 200}
     assert len(winners) == 1

@@ -141,6 +141,16 @@ def _path_and_operation(rule, view, tag, referred):
     path, parameters = _path(rule, op)
     if "query" in op.arguments:
         parameters.append({"in": "query", "schema": op.arguments["query"]})
+    parameters.extend(
+        {
+            "in": "header",
+            "name": name,
+            "description": said,
+            "schema": {"type": "string"},
+            "example": example,
+        }
+        for name, (said, example) in op.request_headers.items()
+    )
     operation = {
         "tags": [tag],
         "summary": summary,
@@ -152,7 +162,10 @@ def _path_and_operation(rule, view, tag, referred):
         operation["parameters"] = parameters
     if op.body is not None:
         content = {"schema": op.body, "example": apidoc.example(op.body)}
-        operation["requestBody"] = {"required": True, "content": {"application/json": content}}
+        operation["requestBody"] = {
+            "required": True,
+            "content": {media_type: dict(content) for media_type in op.media_types},
+        }
     if not op.secured:
         operation["security"] = []
     return path, operation

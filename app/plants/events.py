@@ -13,6 +13,14 @@ CREATED = EventType(
     body=NewPlantSchema,
     operator=True,
 )
+UPDATED = EventType(
+    name="plant.updated",
+    summary="A plant was changed.",
+    description="Sent once a PATCH changes a plant (never for one that changes nothing), to "
+    "every endpoint subscribed to it, with the StoredPlant as it now is as its JSON body.",
+    operation_id="plantUpdated",
+    body=StoredPlantSchema,
+)
 DELETED = EventType(
     name="plant.deleted",
     summary="A plant was deleted.",
@@ -22,4 +30,4 @@ DELETED = EventType(
     body=StoredPlantSchema,
 )
 
-EVENT_TYPES = (CREATED, DELETED)
+EVENT_TYPES = (CREATED, DELETED, UPDATED)

@@ -8,6 +8,11 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 TEXT_MAX = 255
 INT64_RANGE = validate.Range(min=INT64_MIN, max=INT64_MAX)
+# What a name and a tag must be, wherever one is given.
+NAME_RULES = [validate.Length(min=1, max=TEXT_MAX), clean_text]
+TAG_RULES = [validate.Length(max=TEXT_MAX), clean_text]
+NAME = {"description": "The name of the plant", "examples": ["Monstera"]}
+TAG = {"description": "A tag that specifies the type of the plant", "examples": ["tropical"]}
 
 
 class OptionalString(fields.String):
@@ -20,18 +25,8 @@ class OptionalString(fields.String):
 class PlantSchema(Schema):
     """Plant: what a create answers, never with the id."""
 
-    name = fields.String(
-        required=True,
-        validate=[validate.Length(min=1, max=TEXT_MAX), clean_text],
-        metadata={"description": "The name of the plant", "examples": ["Monstera"]},
-    )
-    tag = OptionalString(
-        validate=[validate.Length(max=TEXT_MAX), clean_text],
-        metadata={
-            "description": "A tag that specifies the type of the plant",
-            "examples": ["tropical"],
-        },
-    )
+    name = fields.String(required=True, validate=NAME_RULES, metadata=NAME)
+    tag = OptionalString(validate=TAG_RULES, metadata=TAG)
 
 
 class NewPlantSchema(PlantSchema):
@@ -56,6 +51,33 @@ class NewPlantSchema(PlantSchema):
 
 class StoredPlantSchema(NewPlantSchema):
     """StoredPlant: what the GET endpoints answer, the id included."""
+
+
+class PlantChangeSchema(Schema):
+    """PlantChange: the body of a PATCH, a JSON Merge Patch of a StoredPlant; unknown keys are
+    dropped."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    id = fields.Integer(
+        strict=True,
+        validate=INT64_RANGE,
+        metadata={
+            "format": "int64",
+            "description": "Ignored when it is the id in the path; any other id is refused",
+            "examples": [1],
+        },
+    )
+    name = fields.String(validate=NAME_RULES, metadata=NAME)
+    tag = fields.String(
+        allow_none=True,
+        validate=TAG_RULES,
+        metadata={
+            **TAG,
+            "description": "A tag that specifies the type of the plant; null removes it",
+        },
+    )
 
 
 class PlantIdSchema(Schema):

@@ -12,7 +12,13 @@ import pytest
 from plantstore_client import AuthenticatedClient, Client
 from plantstore_client.api.health import healthz, livez
 from plantstore_client.api.openapi import openapi_document
-from plantstore_client.api.plants import create_plant, delete_plant, get_plant, list_plants
+from plantstore_client.api.plants import (
+    create_plant,
+    delete_plant,
+    get_plant,
+    list_plants,
+    update_plant,
+)
 from plantstore_client.api.webhooks import (
     create_webhook_endpoint,
     delete_webhook_endpoint,
@@ -31,6 +37,7 @@ from plantstore_client.models import (
     NewPlant,
     NewWebhookEndpoint,
     Plant,
+    PlantChange,
     Recovery,
     StoredPlant,
     WebhookEndpointChange,
@@ -105,9 +112,16 @@ def test_every_operation_of_the_document_succeeds_through_the_client(
     plant = NewPlant(id=10, name="Monstera", tag="tropical")
     assert create_plant.sync(client=client, body=plant) == Plant(name="Monstera", tag="tropical")
     stored = StoredPlant(id=10, name="Monstera", tag="tropical")
-    assert get_plant.sync(10, client=client) == stored
     assert stored in list_plants.sync(client=client, limit=1000)
-    assert delete_plant.sync_detailed(10, client=client).status_code == 204
+    read = get_plant.sync_detailed(10, client=client)
+    assert read.parsed == stored
+    change = PlantChange(name="Swiss cheese plant", tag=None)
+    changed = update_plant.sync_detailed(
+        10, client=client, body=change, if_match=read.headers["ETag"]
+    )
+    assert changed.parsed == StoredPlant(id=10, name="Swiss cheese plant")
+    gone = delete_plant.sync_detailed(10, client=client, if_match=changed.headers["ETag"])
+    assert gone.status_code == 204
     _drive_webhooks(clients.admin, module_database_url)
 
     missed = sorted(
@@ -168,6 +182,13 @@ def _succeeded(method, template, answered):
     [
         (404, lambda clients: get_plant.sync(20, client=clients.read_write)),
         (404, lambda clients: delete_plant.sync(20, client=clients.read_write)),
+        (404, lambda clients: update_plant.sync(20, client=clients.read_write, body=PlantChange())),
+        (
+            412,
+            lambda clients: update_plant.sync(
+                21, client=clients.read_write, body=PlantChange(name="Mint"), if_match='"stale"'
+            ),
+        ),
         (409, lambda clients: create_plant.sync(client=clients.read_write, body=OTHER_BASIL)),
         (400, lambda clients: list_plants.sync(client=clients.read_write, limit=0)),
         (401, lambda clients: list_plants.sync(client=clients.wrong)),
@@ -177,6 +198,8 @@ def _succeeded(method, template, answered):
     ids=[
         "get missing",
         "delete missing",
+        "change missing",
+        "change a stale version",
         "create conflicting",
         "list limit 0",
         "wrong token",

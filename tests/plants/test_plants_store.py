@@ -3,7 +3,7 @@
 import pytest
 
 from app import database
-from app.plants import store
+from app.plants import changes, store
 
 PLANT = {"id": 7, "name": "Monstera", "tag": "tropical"}
 
@@ -56,3 +56,42 @@ def test_delete_removes_the_plant_once(db):
     assert store.delete(db, 7) is True
     assert store.get(db, 7) is None
     assert store.delete(db, 7) is False
+
+
+def test_a_change_is_merged_into_what_is_there_when_another_got_in_first(db):
+    store.create(db, PLANT)
+    seen = []
+
+    def first_read_is_overtaken(plant):
+        seen.append(plant)
+        if len(seen) == 1:  # another writer changes the plant between this read and the write
+            changes.update(db, 7, {"tag": "dry"})
+        return True
+
+    outcome, plant = changes.update(db, 7, {"name": "Fern"}, first_read_is_overtaken)
+    assert (outcome, plant) == (changes.Outcome.CHANGED, {"id": 7, "name": "Fern", "tag": "dry"})
+    assert seen == [PLANT, {**PLANT, "tag": "dry"}]
+    assert store.get(db, 7) == plant
+
+
+@pytest.mark.parametrize("operation", ["update", "delete"])
+def test_a_precondition_that_no_longer_holds_at_the_write_is_stale(db, operation):
+    store.create(db, PLANT)
+
+    def as_first_read(plant):
+        if plant == PLANT:  # another writer wins the race between this read and the write
+            changes.update(db, 7, {"tag": "dry"})
+        return plant == PLANT
+
+    if operation == "update":
+        outcome, plant = changes.update(db, 7, {"name": "Fern"}, as_first_read)
+    else:
+        outcome, plant = changes.delete(db, 7, as_first_read)
+    assert (outcome, plant) == (changes.Outcome.STALE, {**PLANT, "tag": "dry"})
+    assert store.get(db, 7) == {**PLANT, "tag": "dry"}
+
+
+def test_a_change_to_the_same_values_writes_nothing(db):
+    store.create(db, PLANT)
+    assert changes.update(db, 7, {"tag": "tropical"}) == (changes.Outcome.UNCHANGED, PLANT)
+    assert changes.update(db, 8, {"tag": "tropical"}) == (changes.Outcome.MISSING, None)

@@ -58,6 +58,31 @@ def test_each_endpoint_gets_the_events_it_chose_signed_with_its_own_secret(
     )
 
 
+def test_a_change_is_announced_as_plant_updated_and_one_that_changes_nothing_is_not(
+    endpoint_stack, make_receiver
+):
+    operator, receiver = make_receiver(), make_receiver()
+    operator.verify_with(SECRET)
+    server, admin, start = endpoint_stack(WEBHOOK_URLS=operator.url, WEBHOOK_SECRET=SECRET)
+    endpoint = admin.register(receiver.url, events=["plant.updated"])
+    receiver.verify_with(endpoint["secret"])
+    start()
+    server.request("POST", "/plants", {"id": 1, "name": "Fern", "tag": "shade"})
+    version = server.request("GET", "/plants/1").headers["ETag"]
+    unchanged = server.request("PATCH", "/plants/1", {"name": "Fern"}, {"If-Match": version})
+    assert (unchanged.status, unchanged.headers["ETag"]) == (200, version)
+    assert server.request("PATCH", "/plants/1", {"tag": None}).status == 200
+    assert server.request("PATCH", "/plants/1", {"name": "Ivy"}).status == 200
+    wait_for(lambda: statuses(admin.deliveries(endpoint["id"])) == ["delivered"] * 2, 30, "both")
+    assert sorted(events_of(receiver), key=lambda each: each[1]["name"]) == [
+        ("plant.updated", {"id": 1, "name": "Fern"}),
+        ("plant.updated", {"id": 1, "name": "Ivy"}),
+    ]
+    # The operator's receivers get plant.created alone.
+    wait_for(lambda: operator.requests, 30, "the operator's delivery")
+    assert events_of(operator) == [("plant.created", {"id": 1, "name": "Fern", "tag": "shade"})]
+
+
 def test_an_endpoint_gets_only_the_changes_made_while_it_is_registered_and_enabled(
     endpoint_stack, make_receiver
 ):

@@ -12,7 +12,7 @@ from app.webhooks import registration
 from endpoint_helpers import URL, register, send
 from helpers import assert_error, issue_admin_token
 
-EVERY_TYPE = ["plant.created", "plant.deleted"]
+EVERY_TYPE = ["plant.created", "plant.deleted", "plant.updated"]
 VALID = {"url": URL}
 
 
@@ -83,13 +83,13 @@ VALID = {"url": URL}
         ),
         pytest.param(
             {"events": ["plant.created", "plant.eaten"]},
-            "events.1: Must be one of: plant.created, plant.deleted.",
+            "events.1: Must be one of: plant.created, plant.deleted, plant.updated.",
             id="events unknown type",
         ),
         pytest.param({"events": [1]}, "events.0: Not a valid string.", id="events item int"),
         pytest.param(
             {"events": ["plant.created\u0000"]},
-            "events.0: Must be one of: plant.created, plant.deleted.",
+            "events.0: Must be one of: plant.created, plant.deleted, plant.updated.",
             id="events NUL",
         ),
         pytest.param({"description": 5}, "description: Not a valid string.", id="description int"),

@@ -15,6 +15,7 @@ from .new_webhook_endpoint import NewWebhookEndpoint
 from .new_webhook_secret import NewWebhookSecret
 from .openapi_document_response_200 import OpenapiDocumentResponse200
 from .plant import Plant
+from .plant_change import PlantChange
 from .recovery import Recovery
 from .stored_plant import StoredPlant
 from .webhook_endpoint import WebhookEndpoint
@@ -36,6 +37,7 @@ __all__ = (
     "NewWebhookSecret",
     "OpenapiDocumentResponse200",
     "Plant",
+    "PlantChange",
     "Recovery",
     "StoredPlant",
     "WebhookEndpoint",

@@ -7,12 +7,17 @@ import httpx
 from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error import Error
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     id: int,
+    *,
+    if_match: str | Unset = UNSET,
 ) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(if_match, Unset):
+        headers["If-Match"] = if_match
 
     _kwargs: dict[str, Any] = {
         "method": "delete",
@@ -21,6 +26,7 @@ def _get_kwargs(
         ),
     }
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -53,6 +59,11 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         response_405 = Error.from_dict(response.json())
 
         return response_405
+
+    if response.status_code == 412:
+        response_412 = Error.from_dict(response.json())
+
+        return response_412
 
     if response.status_code == 429:
         response_429 = Error.from_dict(response.json())
@@ -88,14 +99,17 @@ def sync_detailed(
     id: int,
     *,
     client: AuthenticatedClient | Client,
+    if_match: str | Unset = UNSET,
 ) -> Response[Any | Error]:
     """Delete one plant.
 
      Needs a read-write token. The deletion is final: the id is free again for a new plant.
-    404 when there is no plant with this id.
+    404 when there is no plant with this id. With `If-Match`, the plant is deleted only if it
+    is still at that version, else 412 and nothing changes.
 
     Args:
         id (int):
+        if_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -107,6 +121,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         id=id,
+        if_match=if_match,
     )
 
     response = client.get_httpx_client().request(
@@ -120,14 +135,17 @@ def sync(
     id: int,
     *,
     client: AuthenticatedClient | Client,
+    if_match: str | Unset = UNSET,
 ) -> Any | Error | None:
     """Delete one plant.
 
      Needs a read-write token. The deletion is final: the id is free again for a new plant.
-    404 when there is no plant with this id.
+    404 when there is no plant with this id. With `If-Match`, the plant is deleted only if it
+    is still at that version, else 412 and nothing changes.
 
     Args:
         id (int):
+        if_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -140,6 +158,7 @@ def sync(
     return sync_detailed(
         id=id,
         client=client,
+        if_match=if_match,
     ).parsed
 
 
@@ -147,14 +166,17 @@ async def asyncio_detailed(
     id: int,
     *,
     client: AuthenticatedClient | Client,
+    if_match: str | Unset = UNSET,
 ) -> Response[Any | Error]:
     """Delete one plant.
 
      Needs a read-write token. The deletion is final: the id is free again for a new plant.
-    404 when there is no plant with this id.
+    404 when there is no plant with this id. With `If-Match`, the plant is deleted only if it
+    is still at that version, else 412 and nothing changes.
 
     Args:
         id (int):
+        if_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -166,6 +188,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         id=id,
+        if_match=if_match,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -177,14 +200,17 @@ async def asyncio(
     id: int,
     *,
     client: AuthenticatedClient | Client,
+    if_match: str | Unset = UNSET,
 ) -> Any | Error | None:
     """Delete one plant.
 
      Needs a read-write token. The deletion is final: the id is free again for a new plant.
-    404 when there is no plant with this id.
+    404 when there is no plant with this id. With `If-Match`, the plant is deleted only if it
+    is still at that version, else 412 and nothing changes.
 
     Args:
         id (int):
+        if_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -198,5 +224,6 @@ async def asyncio(
         await asyncio_detailed(
             id=id,
             client=client,
+            if_match=if_match,
         )
     ).parsed

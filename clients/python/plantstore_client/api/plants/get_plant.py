@@ -1,5 +1,5 @@
 from http import HTTPStatus
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 import httpx
@@ -8,12 +8,17 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error import Error
 from ...models.stored_plant import StoredPlant
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     id: int,
+    *,
+    if_none_match: str | Unset = UNSET,
 ) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(if_none_match, Unset):
+        headers["If-None-Match"] = if_none_match
 
     _kwargs: dict[str, Any] = {
         "method": "get",
@@ -22,14 +27,21 @@ def _get_kwargs(
         ),
     }
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Error | StoredPlant | None:
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Any | Error | StoredPlant | None:
     if response.status_code == 200:
         response_200 = StoredPlant.from_dict(response.json())
 
         return response_200
+
+    if response.status_code == 304:
+        response_304 = cast(Any, None)
+        return response_304
 
     if response.status_code == 400:
         response_400 = Error.from_dict(response.json())
@@ -72,7 +84,9 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Error | StoredPlant]:
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Any | Error | StoredPlant]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -85,24 +99,28 @@ def sync_detailed(
     id: int,
     *,
     client: AuthenticatedClient | Client,
-) -> Response[Error | StoredPlant]:
-    """Read one plant.
+    if_none_match: str | Unset = UNSET,
+) -> Response[Any | Error | StoredPlant]:
+    """Read one plant, with its version.
 
-     The plant with this id, the id included; 404 when there is none.
+     The plant with this id, the id included, and its version in the `ETag` header; 404 when
+    there is none. With `If-None-Match` naming its current version, a 304 without a body.
 
     Args:
         id (int):
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Error | StoredPlant]
+        Response[Any | Error | StoredPlant]
     """
 
     kwargs = _get_kwargs(
         id=id,
+        if_none_match=if_none_match,
     )
 
     response = client.get_httpx_client().request(
@@ -116,25 +134,29 @@ def sync(
     id: int,
     *,
     client: AuthenticatedClient | Client,
-) -> Error | StoredPlant | None:
-    """Read one plant.
+    if_none_match: str | Unset = UNSET,
+) -> Any | Error | StoredPlant | None:
+    """Read one plant, with its version.
 
-     The plant with this id, the id included; 404 when there is none.
+     The plant with this id, the id included, and its version in the `ETag` header; 404 when
+    there is none. With `If-None-Match` naming its current version, a 304 without a body.
 
     Args:
         id (int):
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Error | StoredPlant
+        Any | Error | StoredPlant
     """
 
     return sync_detailed(
         id=id,
         client=client,
+        if_none_match=if_none_match,
     ).parsed
 
 
@@ -142,24 +164,28 @@ async def asyncio_detailed(
     id: int,
     *,
     client: AuthenticatedClient | Client,
-) -> Response[Error | StoredPlant]:
-    """Read one plant.
+    if_none_match: str | Unset = UNSET,
+) -> Response[Any | Error | StoredPlant]:
+    """Read one plant, with its version.
 
-     The plant with this id, the id included; 404 when there is none.
+     The plant with this id, the id included, and its version in the `ETag` header; 404 when
+    there is none. With `If-None-Match` naming its current version, a 304 without a body.
 
     Args:
         id (int):
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Error | StoredPlant]
+        Response[Any | Error | StoredPlant]
     """
 
     kwargs = _get_kwargs(
         id=id,
+        if_none_match=if_none_match,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -171,25 +197,29 @@ async def asyncio(
     id: int,
     *,
     client: AuthenticatedClient | Client,
-) -> Error | StoredPlant | None:
-    """Read one plant.
+    if_none_match: str | Unset = UNSET,
+) -> Any | Error | StoredPlant | None:
+    """Read one plant, with its version.
 
-     The plant with this id, the id included; 404 when there is none.
+     The plant with this id, the id included, and its version in the `ETag` header; 404 when
+    there is none. With `If-None-Match` naming its current version, a 304 without a body.
 
     Args:
         id (int):
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Error | StoredPlant
+        Any | Error | StoredPlant
     """
 
     return (
         await asyncio_detailed(
             id=id,
             client=client,
+            if_none_match=if_none_match,
         )
     ).parsed
