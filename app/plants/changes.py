@@ -88,8 +88,5 @@ def _as_seen(db, sql, event_type, seen, plant, outbox):
         cursor.execute(statement[db.dialect], values)
         rows = cursor.fetchall()
         if rows and outbox is not None and rows[0][3]:
-            body = {"id": plant["id"], "name": plant["name"]}
-            if plant["tag"] is not None:
-                body["tag"] = plant["tag"]  # a StoredPlant omits a missing tag
-            outbox.publish(cursor, event_type, body)
+            outbox.publish(cursor, event_type, store.stored_body(plant))
     return bool(rows)

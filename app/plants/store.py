@@ -122,8 +122,13 @@ def delete(db, plant_id, outbox=None):
         cursor.execute(statement[db.dialect], {"id": plant_id})
         deleted = cursor.fetchall()
         if deleted and deleted[0][3]:
-            plant = _plant(deleted[0][:3])
-            if plant["tag"] is None:
-                del plant["tag"]  # a StoredPlant omits a missing tag
-            outbox.publish(cursor, DELETED, plant)
+            outbox.publish(cursor, DELETED, stored_body(_plant(deleted[0][:3])))
         return bool(deleted)
+
+
+def stored_body(plant):
+    """The StoredPlant an event carries: id, name, and tag only when the plant has one."""
+    body = {"id": plant["id"], "name": plant["name"]}
+    if plant["tag"] is not None:
+        body["tag"] = plant["tag"]
+    return body
