@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from app.config import DEFAULTS, OTHER_VARIABLES
+from app.webhooks import guard
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -125,3 +126,10 @@ def test_no_link_leaves_the_repository(page):
 def test_the_readme_is_read_in_five_minutes():
     lines = (ROOT / "README.md").read_text().splitlines()
     assert len(lines) <= README_MOST_LINES
+
+
+def test_the_guard_page_names_every_range_the_guard_refuses_or_reads_through():
+    page = (ROOT / "docs" / "webhook-endpoints.md").read_text()
+    ranges = [network for network, *_why in (*guard.NOT_PUBLIC, *guard.CARRIERS)]
+    assert [str(each) for each in ranges if f"`{each}`" not in page] == []
+    assert f"`{guard.GLOBAL_UNICAST}`" in page

@@ -1,5 +1,6 @@
-"""The address rule when an endpoint is registered or its URL changed: its host must be, and
-resolve to, public addresses only, unless PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS holds them.
+"""The address rule when an endpoint is registered or its URL changed: its host, as the worker's
+HTTP client will reach it, must be, and resolve to, public addresses only, unless
+PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS holds them.
 
 A name that does not resolve is accepted: the worker checks every connection again, on the
 addresses the name resolves to then.
@@ -8,7 +9,6 @@ addresses the name resolves to then.
 import contextlib
 import socket
 import threading
-from urllib.parse import urlsplit
 
 from marshmallow import ValidationError
 
@@ -23,7 +23,7 @@ def check(url, allowed, resolve=socket.getaddrinfo, timeout=RESOLVE_TIMEOUT):
 
     resolve is getaddrinfo's signature; a lookup that outlasts timeout counts as no address.
     """
-    host = urlsplit(url).hostname
+    host = guard.host(url)
     literal = guard.literal(host)
     if literal is not None:
         refused = guard.refusal(literal, allowed)

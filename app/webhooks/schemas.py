@@ -53,11 +53,12 @@ def _url(value):
         raise ValidationError("Must be an absolute http:// or https:// URL with a host.")
     if "#" in value:
         raise ValidationError("Must not have a fragment.")
-    if guard.literal(parts.hostname) is None:
-        try:
-            parts.hostname.encode("idna")  # what resolving it will do
-        except UnicodeError:
-            raise ValidationError("Not a valid URL: its host is not a valid name.") from None
+    try:
+        host = guard.host(value)  # as the worker's HTTP client will reach it
+        if guard.literal(host) is None:
+            host.encode("idna")  # what resolving it will do
+    except ValueError:
+        raise ValidationError("Not a valid URL: its host is not a valid name.") from None
 
 
 def _declared(name):

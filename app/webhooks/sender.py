@@ -31,25 +31,22 @@ class Answer(NamedTuple):
 
 
 class NotPublic(OSError):
-    """A guarded receiver's name resolves to an address the guard refuses."""
+    """A guarded receiver's connection would reach an address the guard refuses."""
 
 
-class GuardedResolver(aiohttp.ThreadedResolver):
-    """Resolves as usual, then refuses a name any of whose addresses is not public: checked
-    at every connection, on the addresses the name has then."""
+def guarded_sockets(allowed):
+    """aiohttp's socket_factory for the endpoints' session: a socket to an address the guard
+    allows, else NotPublic. Every connection is judged on the address it connects to, an
+    address literal (which never passes through a resolver) as much as a resolved name."""
 
-    def __init__(self, allowed):
-        super().__init__()
-        self.allowed = allowed
+    def socket_to(addr_info):
+        family, kind, proto, _name, address = addr_info
+        why = guard.refusal(address[0], allowed)
+        if why:
+            raise NotPublic(errno.EACCES, why)
+        return socket.socket(family, kind, proto)
 
-    async def resolve(self, host, port=0, family=socket.AF_INET):
-        """The addresses of host, or NotPublic."""
-        found = await super().resolve(host, port, family)
-        for each in found:
-            why = guard.refusal(each["host"], self.allowed)
-            if why:
-                raise NotPublic(errno.EACCES, f"{host}: {why}")
-        return found
+    return socket_to
 
 
 class Sender:
@@ -59,12 +56,12 @@ class Sender:
 
     def __init__(self, timeout, connections, allowed):
         self.trusted = self._session(timeout, connections, None)
-        self.guarded = self._session(timeout, connections, GuardedResolver(allowed))
+        self.guarded = self._session(timeout, connections, guarded_sockets(allowed))
 
     @staticmethod
-    def _session(timeout, connections, resolver):
+    def _session(timeout, connections, socket_factory):
         return aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=connections, resolver=resolver),
+            connector=aiohttp.TCPConnector(limit=connections, socket_factory=socket_factory),
             timeout=aiohttp.ClientTimeout(total=timeout),
             headers={"User-Agent": "plantstore"},
             # Only the status counts: the answer is never decoded.
@@ -90,8 +87,6 @@ class Sender:
 
     async def send(self, target, delivery_id, event, body):
         """Post body to target; its Answer."""
-        if target.refused:
-            return Answer(f"refused: {target.refused}")
         try:
             async with (self.guarded if target.guarded else self.trusted).post(
                 target.url,

@@ -4,25 +4,22 @@ read again in every claim's transaction, so that what a worker claims it sends a
 is then (a new secret, a new URL; nothing once disabled or deleted)."""
 
 from typing import NamedTuple
-from urllib.parse import urlsplit
 
 from ..database import utcnow
-from . import endpoints, guard
+from . import endpoints
 from .keys import Keyring, UnreadableSecret, signing_key
 from .outbox import receiver_name
 
 
 class Target(NamedTuple):
     """A receiver as the sender sees it: keys sign, the first one first; guarded: an endpoint
-    registered through the API, which may reach only public addresses; refused: why its URL's
-    host, an IP address, may not be reached (None when it may, or is a name, checked as it
-    resolves)."""
+    registered through the API, which may reach only public addresses (the sender judges every
+    connection)."""
 
     url: str
     name: str
     keys: tuple
     guarded: bool
-    refused: str | None = None
 
 
 class Directory:
@@ -32,7 +29,6 @@ class Directory:
     def __init__(self, config, logger):
         self.logger = logger
         self.keyring = Keyring(config["WEBHOOK_KEYS"])
-        self.allowed = config["WEBHOOK_ALLOWED_NETWORKS"]
         secret = config["WEBHOOK_SECRET"].encode()
         self.operator = {
             url: Target(url, receiver_name(url), (secret,), False) for url in config["WEBHOOK_URLS"]
@@ -55,15 +51,9 @@ class Directory:
                 sealed.append(each.previous_secret)
             keys = self._open(each.id, sealed)
             if keys:
-                targets[each.id] = self._guarded(each, keys)
+                targets[each.id] = Target(each.url, each.id, keys, True)
         self.endpoints = read
         self.targets = targets
-
-    def _guarded(self, endpoint, keys):
-        # Checked once a reading, not at every attempt: the URL changes only through the API.
-        literal = guard.literal(urlsplit(endpoint.url).hostname or "")
-        refused = literal and guard.refusal(literal, self.allowed)
-        return Target(endpoint.url, endpoint.id, keys, True, refused or None)
 
     def _open(self, endpoint_id, sealed):
         # Opened once per stored text, not at every reading: Fernet's check costs as much as a

@@ -145,6 +145,37 @@ def test_an_address_that_is_not_public_at_connect_time_is_never_reached(
     assert receiver.requests == []
 
 
+# Hosts that the client would take to 127.0.0.1: a guard at connect time must judge each so.
+CARRYING_LOOPBACK = [
+    pytest.param("127.0.0.\U0001fbf1", id="Unicode digit"),
+    pytest.param("[::ffff:127.0.0.1]", id="IPv4-mapped"),
+    pytest.param("[::127.0.0.1]", id="IPv4-compatible"),
+    pytest.param("[64:ff9b::7f00:1]", id="NAT64"),
+    pytest.param("[2002:7f00:1::]", id="6to4"),
+    pytest.param("[2001:0:4136:e378:8000:63bf:80ff:fffe]", id="Teredo client"),
+]
+
+
+# The guard is the worker's socket factory: the database plays no part, so SQLite alone.
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("host", CARRYING_LOOPBACK)
+def test_a_form_of_a_private_address_that_got_past_registration_is_never_reached(
+    endpoint_stack, make_receiver, host
+):
+    receiver = make_receiver()
+    server, admin, start = endpoint_stack(WEBHOOK_ALLOWED_NETWORKS="127.0.0.0/8,::/96")
+    endpoint = admin.register(receiver.url.replace("127.0.0.1", host), events=["plant.created"])
+    start(WEBHOOK_ALLOWED_NETWORKS="")  # the API let it in; the workers do not
+    started = time.monotonic()
+    server.request("POST", "/plants", {"id": 1, "name": "Fern"})
+    wait_for(lambda: admin.newest(endpoint["id"]).get("status") == "failed", 30, "failure")
+    assert time.monotonic() - started < 10
+    delivery = admin.newest(endpoint["id"])
+    assert delivery["last_error"] == "ClientConnectorError: 127.0.0.1 is not a public address"
+    assert (delivery["response_status"], delivery["attempts"]) == (None, 3)
+    assert receiver.requests == []
+
+
 def test_an_endpoint_failing_for_disable_after_is_disabled_at_its_next_failure(
     endpoint_stack, make_receiver
 ):

@@ -67,6 +67,11 @@ VALID = {"url": URL}
             id="host label over 63",
         ),
         pytest.param(
+            {"url": "https://a\u200bb.example/"},
+            "url: Not a valid URL: its host is not a valid name.",
+            id="host with a zero-width space",
+        ),
+        pytest.param(
             {"url": "https://a.example/\u0000"},
             "url: Must not contain a NUL character.",
             id="url NUL",
@@ -147,6 +152,28 @@ def test_a_create_without_url_is_a_400(client, admin_headers):
         pytest.param("http://0.0.0.0/", "0.0.0.0", id="unspecified"),
         pytest.param("http://240.0.0.1/", "240.0.0.1", id="reserved"),
         pytest.param("http://[::ffff:10.0.0.1]/", "10.0.0.1", id="IPv4-mapped"),
+        # The client maps a host with IDNA (UTS-46): these are the addresses it would reach.
+        pytest.param("http://127.0.0.\U0001fbf1:8080/x", "127.0.0.1", id="Unicode digit"),
+        pytest.param(
+            "http://169.254.169.\U0001fbf2\U0001fbf5\U0001fbf4/",
+            "169.254.169.254",
+            id="Unicode digits, metadata",
+        ),
+        pytest.param("http://\uff11\uff12\uff17.0.0.1/", "127.0.0.1", id="fullwidth digits"),
+        # IPv6 forms that carry an IPv4 address are judged by it.
+        pytest.param("http://[64:ff9b::7f00:1]/x", "127.0.0.1", id="NAT64 loopback"),
+        pytest.param("http://[64:ff9b::a00:1]/x", "10.0.0.1", id="NAT64 private"),
+        pytest.param("http://[64:ff9b:1::a00:1]/", "64:ff9b:1::a00:1", id="NAT64 local use"),
+        pytest.param("http://[2002:7f00:1::]/x", "127.0.0.1", id="6to4 loopback"),
+        pytest.param("http://[2002:a9fe:a9fe::]/x", "169.254.169.254", id="6to4 metadata"),
+        pytest.param("http://[::127.0.0.1]/x", "127.0.0.1", id="IPv4-compatible"),
+        pytest.param("http://[::8.8.8.8]/", "::808:808", id="IPv4-compatible, deprecated"),
+        pytest.param(
+            "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", "127.0.0.1", id="Teredo client"
+        ),
+        pytest.param("http://[fec0::1]/x", "fec0::1", id="site-local"),
+        pytest.param("http://[fe80::1]/", "fe80::1", id="IPv6 link-local"),
+        pytest.param("http://[4000::1]/", "4000::1", id="IPv6 outside global unicast"),
     ],
 )
 @pytest.mark.parametrize("method", ["POST", "PATCH"])
@@ -173,7 +200,15 @@ def test_a_name_that_resolves_to_a_private_address_is_a_400_naming_both(
 
 
 def test_a_name_that_does_not_resolve_and_a_public_address_are_accepted(client, admin_headers):
-    for url in ("https://nowhere.invalid/in", "https://93.184.215.14/in", "http://[2606:4700::1]/"):
+    for url in (
+        "https://nowhere.invalid/in",
+        "https://93.184.215.14/in",
+        "http://[2606:4700::1]/",
+        # Forms that carry a public IPv4 address are judged by it, and pass.
+        "http://[::ffff:93.184.215.14]/",
+        "http://[64:ff9b::5db8:d70e]/",
+        "http://[2002:5db8:d70e::]/",
+    ):
         assert send(client, "POST", "/webhooks", admin_headers, {"url": url}).status_code == 201
 
 
