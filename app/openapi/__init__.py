@@ -17,7 +17,7 @@ from marshmallow import Schema
 from .. import apidoc, ratelimit
 from ..errors import ErrorSchema
 from ..plants.events import EVENT_TYPES as PLANT_EVENTS
-from ..webhooks import openapi as webhooks_openapi
+from ..webhooks.api import openapi as webhooks_openapi
 from . import responses
 
 bp = Blueprint("openapi", __name__)

@@ -4,12 +4,12 @@ its part of the OpenAPI document. It knows events by their type and body alone: 
 exist is their features' to say."""
 
 from .. import database, events, headers, metrics
-from . import log_routes  # noqa: F401 (importing it adds the log's operations to bp)
-from .cli import webhooks_cli
-from .collector import DeliveryCollector
-from .keys import Keyring, warn_if_unsealed
+from .api import log_routes  # noqa: F401 (importing it adds the log's operations to bp)
+from .api.routes import KEYRING, bp
+from .ops.cli import webhooks_cli
+from .ops.collector import DeliveryCollector
 from .outbox import Outbox
-from .routes import KEYRING, bp
+from .security.keys import Keyring, warn_if_unsealed
 
 __all__ = ["init_app", "warn_if_unsealed"]
 

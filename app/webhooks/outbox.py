@@ -4,7 +4,7 @@ import json
 from urllib.parse import urlsplit, urlunsplit
 
 from ..database import utcnow
-from . import endpoints, fanout
+from .tables import endpoints, events
 
 # What wanted() gives for an event the operator's receivers get: every one is wanted.
 ALWAYS = "TRUE"
@@ -12,8 +12,8 @@ ALWAYS = "TRUE"
 
 class Outbox:
     """Writes each published event once, whatever the number of receivers: the worker fans it
-    out to them (fanout.py). An event is written when somebody would receive it: the operator's
-    receivers, or an endpoint enabled and subscribed to it when the change is made."""
+    out to them (worker/fanout.py). An event is written when somebody would receive it: the
+    operator's receivers, or an endpoint enabled and subscribed to it when the change is made."""
 
     def __init__(self, db, operator_receivers):
         self.db = db
@@ -34,7 +34,7 @@ class Outbox:
     def publish(self, cursor, event_type, body):
         """Write the event (an EventType, and body, a dict) in the cursor's transaction."""
         text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-        fanout.publish(self.db, cursor, event_type.name, text, utcnow())
+        events.publish(self.db, cursor, event_type.name, text, utcnow())
 
 
 def receiver_name(url):

@@ -3,12 +3,12 @@
 import click
 from flask import current_app
 
-from ..database import get_db
-from ..database.command import Group
-from . import store
-from .keys import warn_if_unsealed
-from .outbox import receiver_name
-from .signatures import standard_secret
+from ...database import get_db
+from ...database.command import Group
+from ..outbox import receiver_name
+from ..security.keys import warn_if_unsealed
+from ..security.signatures import standard_secret
+from ..tables.deliveries import queue as store
 from .summary import per_receiver, shown
 
 webhooks_cli = Group("webhooks", help="Deliver webhook events and inspect deliveries.")
@@ -18,7 +18,7 @@ webhooks_cli = Group("webhooks", help="Deliver webhook events and inspect delive
 def run_command():
     """Deliver events until SIGTERM or SIGINT (the Procfile's worker)."""
     # Imported here: aiohttp is loaded by the worker process only, not by the web workers.
-    from .worker import Worker
+    from ..worker import Worker
 
     logger = current_app.logger
     receivers = current_app.config["WEBHOOK_URLS"]

@@ -11,10 +11,10 @@ from urllib.parse import urlsplit
 from flask import current_app
 from marshmallow import Schema, ValidationError, fields, post_load, validate
 
-from .. import events
-from ..validation import IntegerLiteral, clean_text
-from . import guard
-from .endpoints import ID_LENGTH
+from ... import events
+from ...validation import IntegerLiteral, clean_text
+from ..security import guard
+from ..tables.endpoints import ID_LENGTH
 
 URL_MAX = 2048
 TEXT_MAX = 255

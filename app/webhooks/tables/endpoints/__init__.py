@@ -6,8 +6,8 @@ from typing import NamedTuple
 
 from sqlalchemy import Boolean, Column, String, Table, Text
 
-from ..database import driver_sql, metadata
-from ..database.sql import UTCDateTime
+from ....database import driver_sql, metadata
+from ....database.sql import UTCDateTime
 
 ID_LENGTH = 64
 # Every endpoint's id starts so; no operator's URL does.

@@ -6,10 +6,11 @@ is then (a new secret, a new URL; nothing once disabled or deleted)."""
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
-from ..database import utcnow
-from . import endpoints, guard
-from .keys import Keyring, UnreadableSecret, signing_key
-from .outbox import receiver_name
+from ...database import utcnow
+from ..outbox import receiver_name
+from ..security import guard
+from ..security.keys import Keyring, UnreadableSecret, signing_key
+from ..tables import endpoints
 
 
 class Target(NamedTuple):

@@ -3,10 +3,8 @@ all failed for PLANTSTORE_WEBHOOK_DISABLE_AFTER seconds and the next one fails t
 
 import datetime
 
-from sqlalchemy import BigInteger, Column, String, Table
-
-from ..database import driver_sql, metadata
-from . import endpoints
+from ...database import driver_sql
+from ..tables import disables, endpoints
 
 GONE = 410
 
@@ -56,7 +54,7 @@ def judge(db, cursor, outcomes, now, disable_after, known):
         if since <= cutoff and _disable_failing(db, cursor, endpoint_id, now, cutoff):
             disabled.append((endpoint_id, endpoints.DISABLED_FAILING, "failing"))
     for _, _, counted in disabled:
-        count_disable(db, cursor, counted)
+        disables.count_disable(db, cursor, counted)
     return [(endpoint_id, reason) for endpoint_id, reason, _ in disabled]
 
 
@@ -71,30 +69,3 @@ def _disable_failing(db, cursor, endpoint_id, now, cutoff):
     return cursor.rowcount == 1 and endpoints.fail_pending(
         db, cursor, endpoint_id, endpoints.DISABLED_FAILING
     )
-
-
-# Endpoints the worker disabled, by reason, since the database was made: a counter of /metrics
-# that every host's worker adds to.
-webhook_disables = Table(
-    "webhook_disables",
-    metadata,
-    Column("reason", String(20), primary_key=True),
-    Column("count", BigInteger, nullable=False),
-)
-COUNT_DISABLE = driver_sql(
-    "INSERT INTO webhook_disables (reason, count) VALUES (:reason, 1) "
-    "ON CONFLICT (reason) DO UPDATE SET count = webhook_disables.count + 1"
-)
-DISABLES = driver_sql("SELECT reason, count FROM webhook_disables")
-
-
-def count_disable(db, cursor, reason):
-    """Count one endpoint disabled by the worker for reason ("gone" or "failing")."""
-    cursor.execute(COUNT_DISABLE[db.dialect], {"reason": reason})
-
-
-def disables(db):
-    """{reason: endpoints the worker disabled for it}."""
-    with db.cursor() as cursor:
-        cursor.execute(DISABLES[db.dialect])
-        return dict(cursor.fetchall())

@@ -2,9 +2,10 @@
 
 import dataclasses
 
-from ..database import utcnow
-from . import endpoints, fanout, store
-from .outbox import receiver_name
+from ...database import utcnow
+from ..outbox import receiver_name
+from ..tables import endpoints, events
+from ..tables.deliveries import queue as store
 
 
 @dataclasses.dataclass
@@ -31,7 +32,7 @@ def per_receiver(db, configured):
     receiver: that is all a name shows of them.
     """
     now = utcnow()
-    waiting, oldest_event = fanout.waiting(db)
+    waiting, oldest_event = events.waiting(db)
     age = (now - oldest_event).total_seconds() if waiting else 0.0
     receivers = {endpoint_id: ReceiverSummary() for endpoint_id in endpoints.ids(db)}
     for url in configured:  # each URL gets its delivery of a waiting event

@@ -10,12 +10,12 @@ import math
 import signal
 import time
 
-from .. import database
-from ..database import Unavailable
-from . import store
+from ... import database
+from ...database import Unavailable
+from ..tables.deliveries import queue as store
 from .ledger import Ledger
-from .receivers import Receivers
 from .sender import Sender
+from .windows import Receivers
 
 # Longest pause of a worker whose database keeps failing, seconds.
 MAX_OUTAGE_PAUSE = 30

@@ -3,9 +3,10 @@ delivery, recover every failed one since a time."""
 
 from werkzeug.exceptions import Conflict, NotFound
 
-from .. import apidoc, auth, headers
-from ..database import get_db
-from . import endpoints, history
+from ... import apidoc, auth, headers
+from ...database import get_db
+from ..tables import endpoints
+from . import history
 from .delivery_schemas import (
     DeliveryIdSchema,
     DeliveryListQuerySchema,

@@ -6,7 +6,7 @@ import re
 
 from marshmallow import Schema, fields, validate
 
-from ..validation import IntegerLiteral
+from ...validation import IntegerLiteral
 from .schemas import LIMIT, Pattern, endpoint_id_field
 
 STATUSES = ("pending", "delivered", "failed")

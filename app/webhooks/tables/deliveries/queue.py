@@ -1,43 +1,11 @@
 """The deliveries table, one row per event and receiver, and the worker's SQL, on driver
 cursors. A receiver is an operator's URL (PLANTSTORE_WEBHOOK_URLS) or an endpoint's id."""
 
-from sqlalchemy import Column, Index, Integer, String, Table, Text, insert
+from sqlalchemy import insert
 
-from ..database import driver_sql, metadata, utcnow
-from ..database.sql import UTCDateTime, skip_locked
-from .retries import Delivery
-
-PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
-LOST = "worker lost during the last attempt"
-
-# One row per event and receiver, written by the worker as it fans events out (fanout.py).
-deliveries = Table(
-    "deliveries",
-    metadata,
-    Column("id", String(32), primary_key=True),
-    # The operator's receiver URL, or the id of an endpoint registered through the API.
-    Column("receiver", Text, nullable=False),
-    Column("event", String(50), nullable=False),
-    # The exact bytes that are signed and sent, on every attempt.
-    Column("body", Text, nullable=False),
-    Column("status", String(10), nullable=False),
-    Column("attempts", Integer, nullable=False),
-    Column("created_at", UTCDateTime, nullable=False),
-    Column("next_attempt_at", UTCDateTime, nullable=False),
-    # A worker's claim: nobody else sends the delivery before this time.
-    Column("claimed_until", UTCDateTime),
-    Column("delivered_at", UTCDateTime),
-    Column("last_error", Text),
-    Column("last_attempt_at", UTCDateTime),
-    # The status of the last answer; None when there was none (refused, timed out).
-    Column("response_status", Integer),
-    # Each receiver's deliveries by status and time: its due ones, claimed apart from every
-    # other receiver's, and its old delivered ones (a delivered row's next_attempt_at is when
-    # it was delivered), for the retention: one index, so a create writes one page fewer.
-    Index("deliveries_receiver_due", "receiver", "status", "next_attempt_at"),
-    # An endpoint's log, newest first, a page at a time.
-    Index("deliveries_receiver_created", "receiver", "created_at"),
-)
+from ....database import driver_sql, utcnow
+from ....database.sql import skip_locked
+from . import DELIVERED, FAILED, LOST, PENDING, Delivery, deliveries
 
 NEW = (
     "id",
@@ -51,6 +19,12 @@ NEW = (
     "last_error",
 )
 INSERT = driver_sql(insert(deliveries), column_keys=NEW)
+
+
+def insert(db, cursor, rows):
+    """Write new deliveries (dicts of the NEW columns) in the cursor's transaction."""
+    if rows:
+        cursor.executemany(INSERT[db.dialect], rows)
 
 
 # Due or lost (lease run out) deliveries of one receiver, most overdue first.

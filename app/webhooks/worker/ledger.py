@@ -3,9 +3,10 @@ settles a stop. Its methods run in the worker's database thread."""
 
 import datetime
 
-from .. import database, events
-from ..database import utcnow
-from . import disabling, fanout, store
+from ... import database, events
+from ...database import utcnow
+from ..tables.deliveries import queue as store
+from . import disabling, fanout
 from .retries import Retries
 from .targets import Directory
 

@@ -4,8 +4,8 @@ import collections
 import itertools
 import time
 
-from .endpoints import is_endpoint
-from .outbox import receiver_name
+from ..outbox import receiver_name
+from ..tables.endpoints import is_endpoint
 
 
 class Receiver:

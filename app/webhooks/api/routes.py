@@ -7,9 +7,11 @@ import secrets
 from flask import Blueprint, current_app, url_for
 from werkzeug.exceptions import Conflict, NotFound
 
-from .. import apidoc, auth, headers
-from ..database import get_db, utcnow
-from . import endpoints, keys, registration
+from ... import apidoc, auth, headers
+from ...database import get_db, utcnow
+from ..security import keys
+from ..tables import endpoints
+from . import registration
 from .schemas import (
     CreatedWebhookEndpointSchema,
     EndpointIdSchema,

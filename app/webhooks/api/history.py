@@ -3,8 +3,8 @@ sending them again (one, or every failed one since a time) with fresh attempts."
 
 import enum
 
-from ..database import driver_sql, utcnow
-from .store import PENDING
+from ...database import driver_sql, utcnow
+from ..tables.deliveries.queue import PENDING
 
 SHOWN = (
     "id, event, status, attempts, created_at, last_attempt_at, next_attempt_at, "

@@ -1,0 +1,1 @@
+"""The /webhooks HTTP API: endpoints that receivers register, and their delivery logs."""
