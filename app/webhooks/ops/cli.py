@@ -8,7 +8,7 @@ from ...database.command import Group
 from ..outbox import receiver_name
 from ..security.keys import warn_if_unsealed
 from ..security.signatures import standard_secret
-from ..tables.deliveries import queue as store
+from ..tables.deliveries import totals
 from .summary import per_receiver, shown
 
 webhooks_cli = Group("webhooks", help="Deliver webhook events and inspect deliveries.")
@@ -40,7 +40,7 @@ def status_command():
     receivers = per_receiver(db, current_app.config["WEBHOOK_URLS"])
     pending = sum(receiver.pending for receiver in receivers.values())
     failed = sum(receiver.failed for receiver in receivers.values())
-    click.echo(f"pending: {pending}\ndelivered: {store.delivered_count(db)}\nfailed: {failed}")
+    click.echo(f"pending: {pending}\ndelivered: {totals.delivered_count(db)}\nfailed: {failed}")
     ages = [receiver.oldest_age for receiver in receivers.values() if receiver.pending]
     if ages:
         click.echo(f"oldest pending: {int(max(ages))}s")
@@ -49,7 +49,7 @@ def status_command():
             f"receiver {name}: pending {receiver.pending}, failed {receiver.failed}, "
             f"oldest pending {int(receiver.oldest_age)}s"
         )
-    for delivery_id, receiver, attempts, last_error in store.failed(db):
+    for delivery_id, receiver, attempts, last_error in totals.failed(db):
         click.echo(
             f"failed {delivery_id} {shown(receiver)} after {attempts} attempts: {last_error}"
         )
@@ -58,13 +58,13 @@ def status_command():
 @webhooks_cli.command("retry-failed")
 def retry_failed_command():
     """Give every failed delivery a fresh set of attempts."""
-    click.echo(f"Retrying {store.retry_failed(get_db())} failed delivery(ies).")
+    click.echo(f"Retrying {totals.retry_failed(get_db())} failed delivery(ies).")
 
 
 @webhooks_cli.command("purge-failed")
 def purge_failed_command():
     """Delete every failed delivery, for good."""
-    click.echo(f"Deleted {store.purge_failed(get_db())} failed delivery(ies).")
+    click.echo(f"Deleted {totals.purge_failed(get_db())} failed delivery(ies).")
 
 
 @webhooks_cli.command("secret")

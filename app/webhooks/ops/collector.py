@@ -3,7 +3,7 @@
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from ...database import DatabaseFailure
-from ..tables.deliveries.queue import FAILED, PENDING
+from ..tables.deliveries import FAILED, PENDING
 from ..tables.disables import by_reason
 from .summary import per_receiver
 

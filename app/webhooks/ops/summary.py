@@ -5,7 +5,7 @@ import dataclasses
 from ...database import utcnow
 from ..outbox import receiver_name
 from ..tables import endpoints, events
-from ..tables.deliveries import queue as store
+from ..tables.deliveries import FAILED, totals
 
 
 @dataclasses.dataclass
@@ -38,9 +38,9 @@ def per_receiver(db, configured):
     for url in configured:  # each URL gets its delivery of a waiting event
         receiver = receivers.setdefault(receiver_name(url), ReceiverSummary(oldest_age=age))
         receiver.pending += waiting
-    for (key, status), (count, oldest) in store.by_receiver(db).items():
+    for (key, status), (count, oldest) in totals.by_receiver(db).items():
         receiver = receivers.setdefault(shown(key), ReceiverSummary())
-        if status == store.FAILED:
+        if status == FAILED:
             receiver.failed += count
         else:
             receiver.pending += count

@@ -3,29 +3,17 @@ all failed for PLANTSTORE_WEBHOOK_DISABLE_AFTER seconds and the next one fails t
 
 import datetime
 
-from ...database import driver_sql
 from ..tables import disables, endpoints
+from ..tables.endpoints import worker_view
 
 GONE = 410
-
-MARK_FAILING = driver_sql(
-    "UPDATE webhook_endpoints SET failing_since = :now WHERE id = :id AND failing_since IS NULL"
-)
-CLEAR_FAILING = driver_sql(
-    "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = :id AND failing_since IS NOT NULL"
-)
-# Exact whatever another worker recorded meanwhile: the database says how long it has failed.
-DISABLE_FAILING = driver_sql(
-    "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = :reason, "
-    "disabled_at = :now WHERE id = :id AND enabled AND failing_since <= :cutoff"
-)
 
 
 def judge(db, cursor, outcomes, now, disable_after, known):
     """Follow each endpoint's failures by the last of its outcomes (Outcomes), in the cursor's
     transaction, and disable those that must be: [(endpoint id, reason)] of those disabled.
 
-    known is {endpoint id: endpoints.Endpoint} as read in this transaction: an endpoint's
+    known is {endpoint id: worker_view.Endpoint} as read in this transaction: an endpoint's
     failure time is written only when it changes. Disabling fails the endpoint's pending
     deliveries in the same transaction: no crash can leave an endpoint disabled with
     deliveries still pending.
@@ -40,7 +28,7 @@ def judge(db, cursor, outcomes, now, disable_after, known):
             continue
         if outcome.error is None:
             if endpoint.failing_since is not None:
-                cursor.execute(CLEAR_FAILING[db.dialect], {"id": endpoint_id})
+                worker_view.clear_failing(db, cursor, endpoint_id)
             continue
         if outcome.response_status == GONE:
             if endpoints.disable(db, cursor, endpoint_id, endpoints.DISABLED_GONE, now):
@@ -48,24 +36,11 @@ def judge(db, cursor, outcomes, now, disable_after, known):
             continue
         since = endpoint.failing_since
         if since is None:
-            cursor.execute(MARK_FAILING[db.dialect], {"id": endpoint_id, "now": db.bind_time(now)})
+            worker_view.mark_failing(db, cursor, endpoint_id, now)
             since = now
         cutoff = now - datetime.timedelta(seconds=disable_after)
-        if since <= cutoff and _disable_failing(db, cursor, endpoint_id, now, cutoff):
+        if since <= cutoff and worker_view.disable_failing(db, cursor, endpoint_id, now, cutoff):
             disabled.append((endpoint_id, endpoints.DISABLED_FAILING, "failing"))
     for _, _, counted in disabled:
         disables.count_disable(db, cursor, counted)
     return [(endpoint_id, reason) for endpoint_id, reason, _ in disabled]
-
-
-def _disable_failing(db, cursor, endpoint_id, now, cutoff):
-    values = {
-        "id": endpoint_id,
-        "reason": endpoints.DISABLED_FAILING,
-        "now": db.bind_time(now),
-        "cutoff": db.bind_time(cutoff),
-    }
-    cursor.execute(DISABLE_FAILING[db.dialect], values)
-    return cursor.rowcount == 1 and endpoints.fail_pending(
-        db, cursor, endpoint_id, endpoints.DISABLED_FAILING
-    )

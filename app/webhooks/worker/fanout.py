@@ -15,7 +15,7 @@ def fan_out(db, cursor, urls, operator_types, subscribed, limit):
     transaction, and delete them.
 
     The operator's receivers (urls) get the events of operator_types (names); each endpoint
-    of subscribed (endpoints.Endpoint) gets those it was subscribed to and enabled for when
+    of subscribed (worker_view.Endpoint) gets those it was subscribed to and enabled for when
     they were written, failed when it has been disabled since. A delivery keeps its event's
     creation time, so that its age counts from the change.
     """

@@ -5,7 +5,7 @@ import datetime
 
 from ... import database, events
 from ...database import utcnow
-from ..tables.deliveries import queue as store
+from ..tables.deliveries import queue
 from . import disabling, fanout
 from .retries import Retries
 from .targets import Directory
@@ -48,18 +48,18 @@ class Ledger:
                 self.db, cursor, self.urls, self.operator_types, subscribed, FANOUT_BATCH
             )
             self._record(cursor, outcomes)
-            store.release(self.db, cursor, unsent)
-            return store.claim(self.db, cursor, wants, self.lease, self.retries)
+            queue.release(self.db, cursor, unsent)
+            return queue.claim(self.db, cursor, wants, self.lease, self.retries)
 
     def settle(self, outcomes, unsent):
         """Record the last outcomes and give back what was not sent (at a stop)."""
         with self.db.transaction() as cursor:
             self._record(cursor, outcomes)
-            store.release(self.db, cursor, unsent)
+            queue.release(self.db, cursor, unsent)
 
     def _record(self, cursor, outcomes):
         # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge.
-        store.record(self.db, cursor, outcomes)
+        queue.record(self.db, cursor, outcomes)
         known = self.directory.endpoints
         for endpoint_id, reason in disabling.judge(
             self.db, cursor, outcomes, utcnow(), self.disable_after, known

@@ -12,7 +12,7 @@ import time
 
 from ... import database
 from ...database import Unavailable
-from ..tables.deliveries import queue as store
+from ..tables.deliveries import queue
 from .ledger import Ledger
 from .sender import Sender
 from .windows import Receivers
@@ -135,7 +135,7 @@ class Worker:
 
     async def _find_other_receivers(self):
         # Deliveries to a receiver no longer configured are still sent, and deleted in time.
-        for receiver in await self._in_db(store.receivers, self.db):
+        for receiver in await self._in_db(queue.receivers, self.db):
             self.receivers.add(receiver)
         self._looked_for_other_receivers = True
 
@@ -188,7 +188,7 @@ class Worker:
         if time.monotonic() < self._next_retention:
             return
         deleted = await self._in_db(
-            store.delete_delivered,
+            queue.delete_delivered,
             self.db,
             list(self.receivers.by_key),
             self.retention,

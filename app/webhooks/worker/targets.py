@@ -10,7 +10,7 @@ from ...database import utcnow
 from ..outbox import receiver_name
 from ..security import guard
 from ..security.keys import Keyring, UnreadableSecret, signing_key
-from ..tables import endpoints
+from ..tables.endpoints import worker_view as endpoints
 
 
 class Target(NamedTuple):
