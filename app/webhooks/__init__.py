@@ -4,8 +4,7 @@ its part of the OpenAPI document. It knows events by their type and body alone: 
 exist is their features' to say."""
 
 from .. import database, events, headers, metrics
-from .api import log_routes  # noqa: F401 (importing it adds the log's operations to bp)
-from .api.routes import KEYRING, bp
+from .api import KEYRING, bp
 from .ops.cli import webhooks_cli
 from .ops.collector import DeliveryCollector
 from .outbox import Outbox

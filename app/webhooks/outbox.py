@@ -1,7 +1,6 @@
 """The outbox: a published event is written in the transaction of the change it announces."""
 
 import json
-from urllib.parse import urlsplit, urlunsplit
 
 from ..database import utcnow
 from .tables import endpoints, events
@@ -35,14 +34,3 @@ class Outbox:
         """Write the event (an EventType, and body, a dict) in the cursor's transaction."""
         text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
         events.publish(self.db, cursor, event_type.name, text, utcnow())
-
-
-def receiver_name(url):
-    """How a receiver is shown in logs, status and /metrics: its URL without the user name,
-    password or query string, any of which may hold a secret."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"  # an IPv6 address
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))

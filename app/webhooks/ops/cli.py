@@ -5,11 +5,11 @@ from flask import current_app
 
 from ...database import get_db
 from ...database.command import Group
-from ..outbox import receiver_name
+from ..receivers import receiver_name
 from ..security.keys import warn_if_unsealed
 from ..security.signatures import standard_secret
 from ..tables.deliveries import totals
-from .summary import per_receiver, shown
+from .summary import per_receiver
 
 webhooks_cli = Group("webhooks", help="Deliver webhook events and inspect deliveries.")
 
@@ -50,9 +50,8 @@ def status_command():
             f"oldest pending {int(receiver.oldest_age)}s"
         )
     for delivery_id, receiver, attempts, last_error in totals.failed(db):
-        click.echo(
-            f"failed {delivery_id} {shown(receiver)} after {attempts} attempts: {last_error}"
-        )
+        name = receiver_name(receiver)
+        click.echo(f"failed {delivery_id} {name} after {attempts} attempts: {last_error}")
 
 
 @webhooks_cli.command("retry-failed")

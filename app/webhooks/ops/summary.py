@@ -3,7 +3,7 @@
 import dataclasses
 
 from ...database import utcnow
-from ..outbox import receiver_name
+from ..receivers import receiver_name
 from ..tables import endpoints, events
 from ..tables.deliveries import FAILED, totals
 
@@ -15,12 +15,6 @@ class ReceiverSummary:
     pending: int = 0
     failed: int = 0
     oldest_age: float = 0.0
-
-
-def shown(receiver):
-    """How a receiver is named in logs, status and /metrics: an endpoint by its id, an
-    operator's URL without what may hold a secret (outbox.receiver_name)."""
-    return receiver if endpoints.is_endpoint(receiver) else receiver_name(receiver)
 
 
 def per_receiver(db, configured):
@@ -39,7 +33,7 @@ def per_receiver(db, configured):
         receiver = receivers.setdefault(receiver_name(url), ReceiverSummary(oldest_age=age))
         receiver.pending += waiting
     for (key, status), (count, oldest) in totals.by_receiver(db).items():
-        receiver = receivers.setdefault(shown(key), ReceiverSummary())
+        receiver = receivers.setdefault(receiver_name(key), ReceiverSummary())
         if status == FAILED:
             receiver.failed += count
         else:

@@ -3,6 +3,7 @@ all failed for PLANTSTORE_WEBHOOK_DISABLE_AFTER seconds and the next one fails t
 
 import datetime
 
+from ..receivers import is_endpoint
 from ..tables import disables, endpoints
 from ..tables.endpoints import worker_view
 
@@ -18,9 +19,7 @@ def judge(db, cursor, outcomes, now, disable_after, known):
     deliveries in the same transaction: no crash can leave an endpoint disabled with
     deliveries still pending.
     """
-    last = {
-        outcome.receiver: outcome for outcome in outcomes if endpoints.is_endpoint(outcome.receiver)
-    }
+    last = {outcome.receiver: outcome for outcome in outcomes if is_endpoint(outcome.receiver)}
     disabled = []
     for endpoint_id, outcome in last.items():
         endpoint = known.get(endpoint_id)

@@ -7,7 +7,7 @@ from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from ...database import utcnow
-from ..outbox import receiver_name
+from ..receivers import receiver_name
 from ..security import guard
 from ..security.keys import Keyring, UnreadableSecret, signing_key
 from ..tables.endpoints import worker_view as endpoints

@@ -1,29 +1,28 @@
-"""Which deliveries each receiver holds and may send now: its window, its queue, its turn."""
+"""Each receiver's window: the deliveries it holds and may send now, its queue, its turn."""
 
 import collections
 import itertools
 import time
 
-from ..outbox import receiver_name
-from ..tables.endpoints import is_endpoint
+from ..receivers import receiver_name
 
 
-class Receiver:
-    """One receiver (an operator's URL or an endpoint's id): its name for logs, its attempts
-    in flight and how many it may have (its window), its claimed deliveries waiting for a
-    slot, and whether its last attempt was answered with a 2xx."""
+class Window:
+    """One receiver's window, by the receiver's key (an operator's URL or an endpoint's id): its
+    name for logs, its attempts in flight and how many it may have (size), its claimed
+    deliveries waiting for a slot, and whether its last attempt was answered with a 2xx."""
 
-    def __init__(self, key, window):
+    def __init__(self, key, size):
         self.key = key
-        self.name = key if is_endpoint(key) else receiver_name(key)
+        self.name = receiver_name(key)
         self.in_flight = 0
-        self.window = window
+        self.size = size
         self.queue = collections.deque()
         self.answering = False
 
 
-class Receivers:
-    """Every receiver of the worker, with the worker's bound on attempts in flight.
+class Windows:
+    """Every receiver's Window, by key, with the worker's bound on attempts in flight.
 
     A receiver's window follows it as TCP's congestion window does: each 2xx while it has a
     backlog adds 1/window (one slot per window of answers, up to RECEIVER_CONCURRENCY_MAX), so a
@@ -40,7 +39,7 @@ class Receivers:
         self.base = config["WEBHOOK_RECEIVER_CONCURRENCY"]
         self.most = config["WEBHOOK_RECEIVER_CONCURRENCY_MAX"]
         self.claim_batch = max(config["WEBHOOK_CLAIM_BATCH"], self.most)
-        self.by_key = {url: Receiver(url, self.base) for url in config["WEBHOOK_URLS"]}
+        self.by_key = {url: Window(url, self.base) for url in config["WEBHOOK_URLS"]}
         self.in_flight = 0
         self._turn = itertools.count()
 
@@ -49,26 +48,26 @@ class Receivers:
         configured); whether it is new."""
         if key in self.by_key:
             return False
-        self.by_key[key] = Receiver(key, self.base)
+        self.by_key[key] = Window(key, self.base)
         return True
 
     def _in_turn(self):
         # The receiver served first turns round, so that none starves the others.
-        receivers = list(self.by_key.values())
-        turn = next(self._turn) % max(1, len(receivers))
-        return receivers[turn:] + receivers[:turn]
+        windows = list(self.by_key.values())
+        turn = next(self._turn) % max(1, len(windows))
+        return windows[turn:] + windows[:turn]
 
     def wants(self, sendable):
         """{receiver: how many more deliveries it may hold now}, for the receivers in sendable,
         leaving out zeros."""
         wants = {}
-        for receiver in self._in_turn():
-            if receiver.key not in sendable:
+        for window in self._in_turn():
+            if window.key not in sendable:
                 continue
-            depth = self.claim_batch if receiver.answering else int(receiver.window)
-            count = depth - receiver.in_flight - len(receiver.queue)
+            depth = self.claim_batch if window.answering else int(window.size)
+            count = depth - window.in_flight - len(window.queue)
             if count > 0:
-                wants[receiver.key] = count
+                wants[window.key] = count
         return wants
 
     def hold(self, claimed, send_by):
@@ -78,35 +77,35 @@ class Receivers:
             self.by_key[delivery.receiver].queue.append((send_by, delivery))
 
     def ready(self, expired):
-        """Take every queued delivery that a free slot can send now, as (receiver, delivery);
+        """Take every queued delivery that a free slot can send now, as (window, delivery);
         the ids of those whose time to be sent has passed go to expired."""
         now = time.monotonic()
-        for receiver in self._in_turn():
-            queue = receiver.queue
+        for window in self._in_turn():
+            queue = window.queue
             while queue and self.in_flight < self.concurrency:
-                if receiver.in_flight >= int(receiver.window):
+                if window.in_flight >= int(window.size):
                     break
                 send_by, delivery = queue.popleft()
                 if now > send_by:
                     expired.append(delivery.id)
                     continue
-                receiver.in_flight += 1
+                window.in_flight += 1
                 self.in_flight += 1
-                yield receiver, delivery
+                yield window, delivery
 
-    def done(self, receiver, answered):
-        """An attempt to receiver ended; answered: with a 2xx. Its window follows."""
-        receiver.in_flight -= 1
+    def done(self, window, answered):
+        """An attempt through window ended; answered: with a 2xx. Its size follows."""
+        window.in_flight -= 1
         self.in_flight -= 1
-        receiver.answering = answered
+        window.answering = answered
         if not answered:
-            receiver.window = self.base
-        elif receiver.queue and receiver.window < self.most:
-            receiver.window = min(self.most, receiver.window + 1 / receiver.window)
+            window.size = self.base
+        elif window.queue and window.size < self.most:
+            window.size = min(self.most, window.size + 1 / window.size)
 
     def drain(self):
         """Empty every queue; the ids of the deliveries that were in them."""
         ids = [delivery.id for r in self.by_key.values() for _, delivery in r.queue]
-        for receiver in self.by_key.values():
-            receiver.queue.clear()
+        for window in self.by_key.values():
+            window.queue.clear()
         return ids

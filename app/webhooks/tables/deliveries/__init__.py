@@ -9,6 +9,7 @@ from ....database import metadata
 from ....database.sql import UTCDateTime
 
 PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
+STATUSES = (PENDING, DELIVERED, FAILED)
 LOST = "worker lost during the last attempt"
 
 # One row per event and receiver, written by the worker as it fans events out (fanout.py).

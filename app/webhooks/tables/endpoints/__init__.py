@@ -10,8 +10,6 @@ from ....database.sql import UTCDateTime
 from ..deliveries import log
 
 ID_LENGTH = 64
-# Every endpoint's id starts so; no operator's URL does.
-ID_PREFIX = "ep_"
 # Why an endpoint was disabled, as disabled_reason says it.
 DISABLED_BY_API = "disabled through the API"
 DISABLED_GONE = "the endpoint answered 410 Gone"
@@ -73,11 +71,6 @@ ENABLED = {
     "sqlite": driver_sql(SELECT_ENABLED)["sqlite"],
     "postgresql": driver_sql(SELECT_ENABLED + " FOR SHARE")["postgresql"],
 }
-
-
-def is_endpoint(receiver):
-    """Whether a deliveries row's receiver is an endpoint (else an operator's URL)."""
-    return receiver.startswith(ID_PREFIX)
 
 
 def subscribed(event_type):
