@@ -71,8 +71,8 @@ def _new_spec(event_types):
         openapi_version="3.1.0",
         plugins=[plugin],
         info={
-            "description": "A plant store: create, list, read and delete plants, and hear of "
-            "each new plant through a signed webhook.",
+            "description": "A plant store: create, list, read, change and delete plants, and "
+            "hear of each change through a signed webhook.",
             "contact": {"name": "Plant Store maintainers"},
             "license": {"name": "MIT", "url": "https://opensource.org/licenses/MIT"},
         },

@@ -40,8 +40,10 @@ class Ledger:
         )
 
     def exchange(self, outcomes, unsent, wants):
-        """One round's transaction; the Deliveries claimed (up to wants[receiver] each)."""
+        """One round's transaction, steps 2, 3 and 5 of a delivery's life (see the package's
+        docstring); the Deliveries claimed (up to wants[receiver] each)."""
         with self.db.transaction() as cursor:
+            # What is sent in this round is the endpoints as they are now.
             self.directory.refresh(self.db, cursor)
             subscribed = self.directory.endpoints.values()
             fanout.fan_out(
