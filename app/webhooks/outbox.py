@@ -1,4 +1,5 @@
-"""The outbox: a published event is written in the transaction of the change it announces."""
+"""The outbox (the Outbox of app/events.py): a published event is written in the transaction of
+the change it announces."""
 
 import json
 
