@@ -1,18 +1,21 @@
 """Events: what a feature announces, inside its own transaction, to whoever delivers them.
 
-A feature declares which event types it has (``EventType``, ``declare``) and publishes each
-change on the cursor of the transaction that made it, so that both are kept or neither. The
-delivering side (the webhooks feature) plugs its outbox in with ``set_outbox``; with none,
-nothing is written.
+A feature declares which event types it has (``EventType``, ``declare``) and announces each
+change with the statement that makes it (``Announcing``), so that both are kept or neither. The
+delivering side (the webhooks feature) plugs its ``Outbox`` in with ``set_outbox``.
 
-An outbox has two methods: ``wanted(event_type)``, an SQL boolean expression that the change's
-own statement returns beside its row (so that asking costs no statement of its own), true when
-somebody would receive the event; and ``publish(cursor, event_type, body)``, which writes it.
+Asking whether anybody would receive an event costs no statement of its own: the change's own
+statement returns the answer as one more column, the outbox's SQL, which ``Announcing`` adds
+and reads, so that no feature counts another's columns.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from flask import current_app
+
+from .database import driver_sql
 
 # Where the app keeps its outbox, and the event types its features declared.
 OUTBOX = "plantstore.outbox"
@@ -32,21 +35,61 @@ class EventType:
     operator: bool = False
 
 
+class Outbox(Protocol):
+    """What events are announced to."""
+
+    def wanted(self, event_type: EventType) -> str:
+        """An SQL boolean expression, true when somebody would receive an event of event_type."""
+
+    def publish(self, cursor: Any, event_type: EventType, body: dict) -> None:
+        """Write an event of event_type with body in the cursor's transaction."""
+
+
+class Announcing:
+    """A feature's statement on one row that announces an event of event_type when it changes
+    that row: sql ends with its RETURNING list (or the bare word RETURNING), to which run()
+    adds the outbox's wanted() as the last column. compile makes {dialect: SQL} of SQL text."""
+
+    def __init__(self, event_type: EventType, sql: str, compile: Callable = driver_sql):
+        self.event_type = event_type
+        self.sql = sql
+        self.compile = compile
+        self._statements = {}
+
+    def run(self, cursor, dialect: str, values: dict, outbox: Outbox, body: Callable):
+        """Execute the statement in the cursor's transaction; the row it returned without the
+        added column, or None when it returned none. When that row says the event is wanted,
+        publish body(row) in the same transaction."""
+        wanted = outbox.wanted(self.event_type)
+        statement = self._statements.get(wanted)
+        if statement is None:
+            joined = " " if self.sql.endswith(" RETURNING") else ", "
+            statement = self._statements[wanted] = self.compile(f"{self.sql}{joined}{wanted}")
+        cursor.execute(statement[dialect], values)
+        rows = cursor.fetchall()
+        if not rows:
+            return None
+        row = rows[0][:-1]
+        if rows[0][-1]:
+            outbox.publish(cursor, self.event_type, body(row))
+        return row
+
+
 def declare(app, event_types):
     """Add a feature's EventTypes to those of app."""
     app.extensions.setdefault(TYPES, {}).update((each.name, each) for each in event_types)
 
 
 def types(app):
-    """{name: EventType} of every event app's features declared."""
+    """{name: EventType} of every event app's features declared, in the order declared."""
     return app.extensions.get(TYPES, {})
 
 
-def set_outbox(app, outbox):
-    """Write app's events with outbox (see the module's docstring)."""
+def set_outbox(app, outbox: Outbox):
+    """Announce app's events to outbox."""
     app.extensions[OUTBOX] = outbox
 
 
-def outbox():
-    """The current app's outbox, or None when nothing delivers events."""
-    return current_app.extensions.get(OUTBOX)
+def outbox() -> Outbox:
+    """The current app's outbox."""
+    return current_app.extensions[OUTBOX]

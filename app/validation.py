@@ -1,9 +1,12 @@
-"""What every feature's schemas check alike: text a database stores as it is, and integers
-written in a URL."""
+"""What every feature's schemas check alike: text a database stores as it is, its longest
+length, and integers written in a URL."""
 
 import re
 
 from marshmallow import ValidationError, fields
+
+# The most characters of a name, a tag or a description: each is a VARCHAR(255) column.
+TEXT_MAX = 255
 
 
 def clean_text(value):

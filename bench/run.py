@@ -24,8 +24,8 @@ import tempfile
 from sqlalchemy import create_engine, delete, insert
 
 from app.plants.store import plants
-from app.webhooks.fanout import events
-from app.webhooks.store import deliveries
+from app.webhooks.tables.deliveries import deliveries
+from app.webhooks.tables.events import events
 from bench import load, ratelimit, report, servers
 from harness import nginx
 from harness.processes import ROOT

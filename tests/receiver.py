@@ -7,7 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from app.webhooks.signatures import standard_secret
+from app.webhooks.security.signatures import standard_secret
 
 
 class Receiver:

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from app.config import DEFAULTS, OTHER_VARIABLES
-from app.webhooks import guard
+from app.webhooks.security import guard
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]

@@ -14,10 +14,9 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Blueprint, current_app, request
 from marshmallow import Schema
 
-from .. import apidoc, ratelimit
+from .. import apidoc, events, ratelimit
 from ..errors import ErrorSchema
-from ..plants.events import EVENT_TYPES as PLANT_EVENTS
-from ..webhooks import openapi as webhooks_openapi
+from ..webhooks.api import openapi as webhooks_openapi
 from . import responses
 
 bp = Blueprint("openapi", __name__)
@@ -26,19 +25,19 @@ apidoc.tag(bp, "The interface itself: this document, and the page that renders i
 # Routing and the one error handler can answer any request with these.
 EVERY_OPERATION = {404, 405, 500}
 CONVERTER = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
-# Every event a feature announces, as the webhooks section lists them.
-EVENT_TYPES = PLANT_EVENTS
 
 
 def build_spec(app):
     """The OpenAPI document of every route of app that is not hidden, and of the webhooks."""
-    spec = _new_spec()
+    # Every event a feature declared, from the registry the webhooks feature reads too.
+    event_types = list(events.types(app).values())
+    spec = _new_spec(event_types)
     routes = [
         (rule, app.view_functions[rule.endpoint])
         for rule in sorted(app.url_map.iter_rules(), key=_in_order_of(app))
         if not apidoc.operation_of(app.view_functions[rule.endpoint]).hidden
     ]
-    _register_schemas(spec, [apidoc.operation_of(view) for _, view in routes])
+    _register_schemas(spec, [apidoc.operation_of(view) for _, view in routes], event_types)
     tags, referred = {}, set()
     for rule, view in routes:
         tag = rule.endpoint.rpartition(".")[0] or "service"
@@ -55,7 +54,7 @@ def build_spec(app):
         spec.components.response(str(status), responses.error_response(status))
     for name, description in tags.items():
         spec.tag({"name": name, "description": description})
-    return {**spec.to_dict(), "webhooks": webhooks_openapi.webhooks(EVENT_TYPES)}
+    return {**spec.to_dict(), "webhooks": webhooks_openapi.webhooks(event_types)}
 
 
 def _in_order_of(app):
@@ -64,7 +63,7 @@ def _in_order_of(app):
     return lambda rule: (order.get(rule.endpoint.rpartition(".")[0], len(order)), rule.rule)
 
 
-def _new_spec():
+def _new_spec(event_types):
     plugin = MarshmallowPlugin()
     spec = APISpec(
         title="Plant Store",
@@ -72,8 +71,8 @@ def _new_spec():
         openapi_version="3.1.0",
         plugins=[plugin],
         info={
-            "description": "A plant store: create, list, read and delete plants, and hear of "
-            "each new plant through a signed webhook.",
+            "description": "A plant store: create, list, read, change and delete plants, and "
+            "hear of each change through a signed webhook.",
             "contact": {"name": "Plant Store maintainers"},
             "license": {"name": "MIT", "url": "https://opensource.org/licenses/MIT"},
         },
@@ -89,7 +88,7 @@ def _new_spec():
         },
     )
     plugin.converter.add_attribute_function(_event_type_reference)
-    names = [event.name for event in EVENT_TYPES]
+    names = [event.name for event in event_types]
     spec.components.schema(
         "EventType",
         {
@@ -114,9 +113,9 @@ def _event_type_reference(_converter, field, ret):
     return {"$ref": "#/components/schemas/EventType"}
 
 
-def _register_schemas(spec, operations):
+def _register_schemas(spec, operations, event_types):
     # Error is every error's body, and each event's body is declared, whatever the routes say.
-    schemas = [ErrorSchema, *(event.body for event in EVENT_TYPES)]
+    schemas = [ErrorSchema, *(event.body for event in event_types)]
     for op in operations:
         schemas.append(op.body)
         schemas.extend(answer["schema"] for answer in op.responses.values())

@@ -66,9 +66,9 @@ def create_plant(plant):
     Unknown keys in the body are ignored.
     """
     outcome, stored = store.create(get_db(), plant, events.outbox())
-    if outcome is store.Outcome.CREATED:
+    if outcome is store.CreateResult.CREATED:
         current_app.extensions[CREATED_COUNTER].inc()
-    if outcome is store.Outcome.CONFLICT:
+    if outcome is store.CreateResult.CONFLICT:
         raise Conflict(f"A different plant with id {stored['id']} already exists.")
     return stored
 
@@ -143,9 +143,9 @@ def update_plant(change, plant_id):
     outcome, plant = changes.update(
         get_db(), plant_id, change, versions.if_match(), events.outbox()
     )
-    if outcome is changes.Outcome.MISSING:
+    if outcome is changes.ChangeResult.MISSING:
         raise NotFound(NO_SUCH_PLANT)
-    if outcome is changes.Outcome.STALE:
+    if outcome is changes.ChangeResult.STALE:
         raise versions.refused(plant)
     return plant, {"ETag": versions.etag(plant)}
 
@@ -170,6 +170,6 @@ def delete_plant(plant_id):
             raise NotFound(NO_SUCH_PLANT)
     else:
         outcome, plant = changes.delete(get_db(), plant_id, precondition, events.outbox())
-        if outcome is changes.Outcome.STALE:
+        if outcome is changes.ChangeResult.STALE:
             raise versions.refused(plant)
     return headers.no_content(204)

@@ -2,11 +2,10 @@
 
 from marshmallow import EXCLUDE, Schema, fields, missing, validate
 
-from ..validation import IntegerLiteral, clean_text
+from ..validation import TEXT_MAX, IntegerLiteral, clean_text
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
-TEXT_MAX = 255
 INT64_RANGE = validate.Range(min=INT64_MIN, max=INT64_MAX)
 # What a name and a tag must be, wherever one is given.
 NAME_RULES = [validate.Length(min=1, max=TEXT_MAX), clean_text]

@@ -1,12 +1,12 @@
 """The plants table and its SQL: the service's hot path."""
 
 import enum
-import functools
 
 from sqlalchemy import BigInteger, Column, Index, Integer, String, Table, func
 
 from ..database import driver_sql, metadata
 from ..database.sql import UTCDateTime
+from ..events import Announcing
 from .events import CREATED, DELETED
 
 plants = Table(
@@ -24,7 +24,7 @@ plants = Table(
 )
 
 
-class Outcome(enum.Enum):
+class CreateResult(enum.Enum):
     """What a create did."""
 
     CREATED = "created"
@@ -32,13 +32,13 @@ class Outcome(enum.Enum):
     CONFLICT = "conflict"
 
 
-# A row returned says the plant went in (psycopg reports no rowcount for ON CONFLICT); its one
-# value, the outbox's wanted, whether anybody would receive the event: no column more.
-INSERT_SQL = (
+# A row returned says the plant went in (psycopg reports no rowcount for ON CONFLICT); it holds
+# only whether anybody would receive the event, which Announcing adds.
+INSERT = Announcing(
+    CREATED,
     "INSERT INTO plants (id, name, tag) VALUES (:id, :name, :tag) "
-    "ON CONFLICT (id) DO NOTHING RETURNING"
+    "ON CONFLICT (id) DO NOTHING RETURNING",
 )
-INSERT = driver_sql(f"{INSERT_SQL} FALSE")
 SELECT_ONE = driver_sql("SELECT id, name, tag FROM plants WHERE id = :id")
 # The condition of a page by (filtered by tag, starting after an id); its order is always by id.
 PAGE_WHERE = {
@@ -51,32 +51,20 @@ SELECT_PAGES = {
     key: driver_sql(f"SELECT id, name, tag FROM plants{where} ORDER BY id LIMIT :limit")
     for key, where in PAGE_WHERE.items()
 }
-DELETE_SQL = "DELETE FROM plants WHERE id = :id RETURNING id, name, tag,"
-DELETE = driver_sql(f"{DELETE_SQL} FALSE")
+DELETE = Announcing(DELETED, "DELETE FROM plants WHERE id = :id RETURNING id, name, tag")
 
 
-@functools.cache
-def _announcing(sql, wanted):
-    # sql whose RETURNING ends with whether anybody wants the event (wanted: the outbox's SQL).
-    return driver_sql(f"{sql} {wanted}")
-
-
-def create(db, plant, outbox=None):
+def create(db, plant, outbox):
     """Store plant unless its id exists; compare with the stored one if it does.
 
     A new plant is announced to the outbox (plant.created, with plant as its body) in the same
     transaction, when anybody would receive it: both are kept, or neither.
     """
     values = {"id": plant["id"], "name": plant["name"], "tag": plant.get("tag")}
-    insert = INSERT if outbox is None else _announcing(INSERT_SQL, outbox.wanted(CREATED))
     while True:
         with db.transaction() as cursor:
-            cursor.execute(insert[db.dialect], values)
-            inserted = cursor.fetchall()
-            if inserted:
-                if inserted[0][0]:
-                    outbox.publish(cursor, CREATED, plant)
-                return Outcome.CREATED, values
+            if INSERT.run(cursor, db.dialect, values, outbox, lambda _: plant) is not None:
+                return CreateResult.CREATED, values
             # The conflicting row is committed: PostgreSQL waited for it, SQLite holds the lock.
             cursor.execute(SELECT_ONE[db.dialect], values)
             stored = cursor.fetchone()
@@ -84,8 +72,8 @@ def create(db, plant, outbox=None):
             continue  # deleted between the insert and the read: try the insert again
         stored = _plant(stored)
         if (stored["name"], stored["tag"]) == (values["name"], values["tag"]):
-            return Outcome.REPLAYED, stored
-        return Outcome.CONFLICT, stored
+            return CreateResult.REPLAYED, stored
+        return CreateResult.CONFLICT, stored
 
 
 def _plant(row):
@@ -111,19 +99,19 @@ def page(db, after, limit, tag=None):
     return rows[:limit], len(rows) > limit
 
 
-def delete(db, plant_id, outbox=None):
+def delete(db, plant_id, outbox):
     """Delete the plant with this id; False if there was none.
 
     The deletion is announced to the outbox (plant.deleted, with the StoredPlant as its body)
     in the same transaction, when anybody would receive it.
     """
-    statement = DELETE if outbox is None else _announcing(DELETE_SQL, outbox.wanted(DELETED))
     with db.transaction() as cursor:
-        cursor.execute(statement[db.dialect], {"id": plant_id})
-        deleted = cursor.fetchall()
-        if deleted and deleted[0][3]:
-            outbox.publish(cursor, DELETED, stored_body(_plant(deleted[0][:3])))
-        return bool(deleted)
+        deleted = DELETE.run(cursor, db.dialect, {"id": plant_id}, outbox, _deleted_body)
+    return deleted is not None
+
+
+def _deleted_body(row):
+    return stored_body(_plant(row))
 
 
 def stored_body(plant):

@@ -1,15 +1,15 @@
-"""Webhooks: the outbox that events are published to, the worker that delivers them, its SQL,
-its commands, its metrics, the /webhooks endpoints that receivers register through the API, and
-its part of the OpenAPI document. It knows events by their type and body alone: which events
-exist is their features' to say."""
+"""Webhooks, in parts: the outbox that events are published to (outbox.py); the HTTP API
+(api/); the worker that delivers them, a process of its own (worker/); the secrets, signatures
+and guard that both use (security/); a module per table, owning every statement on it
+(tables/); the commands and the gauges of /metrics (ops/). It knows events by their type and
+body alone: which events exist is their features' to say."""
 
 from .. import database, events, headers, metrics
-from . import log_routes  # noqa: F401 (importing it adds the log's operations to bp)
-from .cli import webhooks_cli
-from .collector import DeliveryCollector
-from .keys import Keyring, warn_if_unsealed
+from .api import KEYRING, bp
+from .ops.cli import webhooks_cli
+from .ops.collector import DeliveryCollector
 from .outbox import Outbox
-from .routes import KEYRING, bp
+from .security.keys import Keyring, warn_if_unsealed
 
 __all__ = ["init_app", "warn_if_unsealed"]
 

@@ -1,10 +1,10 @@
-"""The outbox: a published event is written in the transaction of the change it announces."""
+"""The outbox (the Outbox of app/events.py): a published event is written in the transaction of
+the change it announces."""
 
 import json
-from urllib.parse import urlsplit, urlunsplit
 
 from ..database import utcnow
-from . import endpoints, fanout
+from .tables import endpoints, events
 
 # What wanted() gives for an event the operator's receivers get: every one is wanted.
 ALWAYS = "TRUE"
@@ -12,8 +12,8 @@ ALWAYS = "TRUE"
 
 class Outbox:
     """Writes each published event once, whatever the number of receivers: the worker fans it
-    out to them (fanout.py). An event is written when somebody would receive it: the operator's
-    receivers, or an endpoint enabled and subscribed to it when the change is made."""
+    out to them (worker/fanout.py). An event is written when somebody would receive it: the
+    operator's receivers, or an endpoint enabled and subscribed to it when the change is made."""
 
     def __init__(self, db, operator_receivers):
         self.db = db
@@ -34,15 +34,4 @@ class Outbox:
     def publish(self, cursor, event_type, body):
         """Write the event (an EventType, and body, a dict) in the cursor's transaction."""
         text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-        fanout.publish(self.db, cursor, event_type.name, text, utcnow())
-
-
-def receiver_name(url):
-    """How a receiver is shown in logs, status and /metrics: its URL without the user name,
-    password or query string, any of which may hold a secret."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"  # an IPv6 address
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+        events.publish(self.db, cursor, event_type.name, text, utcnow())

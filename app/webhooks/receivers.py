@@ -1,112 +1,27 @@
-"""Which deliveries each receiver holds and may send now: its window, its queue, its turn."""
+"""A receiver: where deliveries go, an operator's URL (PLANTSTORE_WEBHOOK_URLS) or an endpoint
+registered through the API. The deliveries table's receiver column holds the URL or the
+endpoint's id; receiver_name is how logs, `webhooks status` and /metrics name it."""
 
-import collections
-import itertools
-import time
+from urllib.parse import urlsplit, urlunsplit
 
-from .endpoints import is_endpoint
-from .outbox import receiver_name
-
-
-class Receiver:
-    """One receiver (an operator's URL or an endpoint's id): its name for logs, its attempts
-    in flight and how many it may have (its window), its claimed deliveries waiting for a
-    slot, and whether its last attempt was answered with a 2xx."""
-
-    def __init__(self, key, window):
-        self.key = key
-        self.name = key if is_endpoint(key) else receiver_name(key)
-        self.in_flight = 0
-        self.window = window
-        self.queue = collections.deque()
-        self.answering = False
+# Every endpoint's id starts so; no operator's URL does.
+ID_PREFIX = "ep_"
 
 
-class Receivers:
-    """Every receiver of the worker, with the worker's bound on attempts in flight.
+def is_endpoint(receiver):
+    """Whether a receiver (a deliveries row's) is an endpoint, else an operator's URL."""
+    return receiver.startswith(ID_PREFIX)
 
-    A receiver's window follows it as TCP's congestion window does: each 2xx while it has a
-    backlog adds 1/window (one slot per window of answers, up to RECEIVER_CONCURRENCY_MAX), so a
-    receiver far away gets the attempts in flight its distance needs; a failure or a timeout
-    puts it back to RECEIVER_CONCURRENCY, as a timeout resets TCP's, so a receiver that hangs or
-    fails holds those few slots, and is still tried on its schedule. A receiver that answers
-    holds up to ``claim_batch`` claimed deliveries, so that one claim feeds its slots for a
-    while; any other holds no more than its window, so that it never sits on deliveries it
-    cannot send.
-    """
 
-    def __init__(self, config):
-        self.concurrency = config["WEBHOOK_CONCURRENCY"]
-        self.base = config["WEBHOOK_RECEIVER_CONCURRENCY"]
-        self.most = config["WEBHOOK_RECEIVER_CONCURRENCY_MAX"]
-        self.claim_batch = max(config["WEBHOOK_CLAIM_BATCH"], self.most)
-        self.by_key = {url: Receiver(url, self.base) for url in config["WEBHOOK_URLS"]}
-        self.in_flight = 0
-        self._turn = itertools.count()
-
-    def add(self, key):
-        """Deliver to this receiver too (an endpoint, or pending deliveries to a URL no longer
-        configured); whether it is new."""
-        if key in self.by_key:
-            return False
-        self.by_key[key] = Receiver(key, self.base)
-        return True
-
-    def _in_turn(self):
-        # The receiver served first turns round, so that none starves the others.
-        receivers = list(self.by_key.values())
-        turn = next(self._turn) % max(1, len(receivers))
-        return receivers[turn:] + receivers[:turn]
-
-    def wants(self, sendable):
-        """{receiver: how many more deliveries it may hold now}, for the receivers in sendable,
-        leaving out zeros."""
-        wants = {}
-        for receiver in self._in_turn():
-            if receiver.key not in sendable:
-                continue
-            depth = self.claim_batch if receiver.answering else int(receiver.window)
-            count = depth - receiver.in_flight - len(receiver.queue)
-            if count > 0:
-                wants[receiver.key] = count
-        return wants
-
-    def hold(self, claimed, send_by):
-        """Queue claimed Deliveries to be sent by send_by (time.monotonic()): after that, their
-        lease could end before their attempt does."""
-        for delivery in claimed:
-            self.by_key[delivery.receiver].queue.append((send_by, delivery))
-
-    def ready(self, expired):
-        """Take every queued delivery that a free slot can send now, as (receiver, delivery);
-        the ids of those whose time to be sent has passed go to expired."""
-        now = time.monotonic()
-        for receiver in self._in_turn():
-            queue = receiver.queue
-            while queue and self.in_flight < self.concurrency:
-                if receiver.in_flight >= int(receiver.window):
-                    break
-                send_by, delivery = queue.popleft()
-                if now > send_by:
-                    expired.append(delivery.id)
-                    continue
-                receiver.in_flight += 1
-                self.in_flight += 1
-                yield receiver, delivery
-
-    def done(self, receiver, answered):
-        """An attempt to receiver ended; answered: with a 2xx. Its window follows."""
-        receiver.in_flight -= 1
-        self.in_flight -= 1
-        receiver.answering = answered
-        if not answered:
-            receiver.window = self.base
-        elif receiver.queue and receiver.window < self.most:
-            receiver.window = min(self.most, receiver.window + 1 / receiver.window)
-
-    def drain(self):
-        """Empty every queue; the ids of the deliveries that were in them."""
-        ids = [delivery.id for r in self.by_key.values() for _, delivery in r.queue]
-        for receiver in self.by_key.values():
-            receiver.queue.clear()
-        return ids
+def receiver_name(receiver):
+    """How a receiver is named in logs, status and /metrics: an endpoint by its id; an
+    operator's URL without the user name, password or query string, any of which may hold a
+    secret."""
+    if is_endpoint(receiver):
+        return receiver
+    parts = urlsplit(receiver)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"  # an IPv6 address
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))

@@ -44,7 +44,7 @@ from plantstore_client.models import (
 )
 from sqlalchemy import create_engine
 
-from app.webhooks.store import deliveries
+from app.webhooks.tables.deliveries import deliveries
 from helpers import TOKEN
 
 pytestmark = pytest.mark.e2e

@@ -9,7 +9,7 @@ import uuid
 from sqlalchemy import select
 
 from app import database
-from app.webhooks.store import deliveries
+from app.webhooks.tables.deliveries import deliveries
 
 # A host that never resolves (RFC 6761), so that the address rule accepts it.
 URL = "https://nowhere.invalid/hooks"

@@ -8,7 +8,7 @@ import time
 import pytest
 from marshmallow import ValidationError
 
-from app.webhooks import registration
+from app.webhooks.api import registration
 from endpoint_helpers import URL, register, send
 from helpers import assert_error, issue_admin_token
 

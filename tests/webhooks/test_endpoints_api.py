@@ -14,8 +14,8 @@ from app.auth import READ_ONLY
 from app.database import utcnow
 from app.tokens import store as token_store
 from app.tokens.lookup import token_hash
-from app.webhooks.endpoints import webhook_endpoints
-from app.webhooks.routes import KEYRING
+from app.webhooks.api.routes import KEYRING
+from app.webhooks.tables.endpoints import webhook_endpoints
 from endpoint_helpers import URL, add_delivery, delivery_rows, pages, register, send
 from helpers import TOKEN, assert_error, issue_admin_token
 

@@ -12,9 +12,9 @@ import pytest
 
 from app import database
 from app.config import ConfigError
-from app.webhooks import fanout
-from app.webhooks import store as delivery_store
-from app.webhooks.retries import Retries
+from app.webhooks.tables.deliveries import queue as delivery_store
+from app.webhooks.worker import fanout
+from app.webhooks.worker.retries import Retries
 from harness.processes import wait_for
 from receiver import Receiver
 from webhook_helpers import SECRET, create, running, settled, status_of

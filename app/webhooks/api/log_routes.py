@@ -1,11 +1,13 @@
-"""The delivery log of a webhook endpoint, on the /webhooks blueprint: read it, resend one
-delivery, recover every failed one since a time."""
+"""The delivery log of a webhook endpoint, on the /webhooks blueprint (add_to): read it,
+resend one delivery, recover every failed one since a time."""
 
 from werkzeug.exceptions import Conflict, NotFound
 
-from .. import apidoc, auth, headers
-from ..database import get_db
-from . import endpoints, history
+from ... import apidoc, auth, headers
+from ...database import get_db
+from ..tables import endpoints
+from ..tables.deliveries import log
+from . import history
 from .delivery_schemas import (
     DeliveryIdSchema,
     DeliveryListQuerySchema,
@@ -13,7 +15,7 @@ from .delivery_schemas import (
     RecoverySchema,
     cursor,
 )
-from .routes import NO_SUCH_ENDPOINT, NOT_FOUND, bp
+from .routes import NO_SUCH_ENDPOINT, NOT_FOUND
 from .schemas import EndpointIdSchema
 
 NEXT_PAGE = {
@@ -37,7 +39,6 @@ REFUSALS = {
 }
 
 
-@bp.get("/<endpoint_id>/deliveries")
 @auth.required(auth.ADMIN)
 @apidoc.response(
     200, "A page of deliveries, newest first", DeliverySchema(many=True), {"Link": NEXT_PAGE}
@@ -55,7 +56,7 @@ def list_deliveries(query, endpoint_id):
     if endpoints.get(db, endpoint_id) is None:
         raise NotFound(NO_SUCH_ENDPOINT)
     status, before = query.get("status"), query.get("before")
-    page, more = history.page(db, endpoint_id, status, before, query["limit"])
+    page, more = log.page(db, endpoint_id, status, before, query["limit"])
     if not more:
         return page
     last = page[-1]
@@ -68,7 +69,6 @@ def list_deliveries(query, endpoint_id):
     )
 
 
-@bp.post("/<endpoint_id>/deliveries/<delivery_id>/resend")
 @auth.required(auth.ADMIN)
 @apidoc.response(202, "Sent again from now; there is no body")
 @apidoc.error(404, "No such endpoint, or no such delivery of it.", NO_SUCH_DELIVERY)
@@ -84,7 +84,6 @@ def resend_delivery(endpoint_id, delivery_id):
     return headers.no_content(202)
 
 
-@bp.post("/<endpoint_id>/recover")
 @auth.required(auth.ADMIN)
 @apidoc.response(202, "Failed deliveries are sent again from now; there is no body")
 @apidoc.error(*NOT_FOUND)
@@ -99,6 +98,13 @@ def recover_deliveries(recovery, endpoint_id):
     """
     _answer(history.recover(get_db(), endpoint_id, recovery["since"]))
     return headers.no_content(202)
+
+
+def add_to(bp):
+    """Add the log's operations to bp, the /webhooks blueprint: one prefix, one tag."""
+    bp.get("/<endpoint_id>/deliveries")(list_deliveries)
+    bp.post("/<endpoint_id>/deliveries/<delivery_id>/resend")(resend_delivery)
+    bp.post("/<endpoint_id>/recover")(recover_deliveries)
 
 
 def _answer(refused):

@@ -3,13 +3,13 @@
 import click
 from flask import current_app
 
-from ..database import get_db
-from ..database.command import Group
-from . import store
-from .keys import warn_if_unsealed
-from .outbox import receiver_name
-from .signatures import standard_secret
-from .summary import per_receiver, shown
+from ...database import get_db
+from ...database.command import Group
+from ..receivers import receiver_name
+from ..security.keys import warn_if_unsealed
+from ..security.signatures import standard_secret
+from ..tables.deliveries import totals
+from .summary import per_receiver
 
 webhooks_cli = Group("webhooks", help="Deliver webhook events and inspect deliveries.")
 
@@ -18,7 +18,7 @@ webhooks_cli = Group("webhooks", help="Deliver webhook events and inspect delive
 def run_command():
     """Deliver events until SIGTERM or SIGINT (the Procfile's worker)."""
     # Imported here: aiohttp is loaded by the worker process only, not by the web workers.
-    from .worker import Worker
+    from ..worker import Worker
 
     logger = current_app.logger
     receivers = current_app.config["WEBHOOK_URLS"]
@@ -40,7 +40,7 @@ def status_command():
     receivers = per_receiver(db, current_app.config["WEBHOOK_URLS"])
     pending = sum(receiver.pending for receiver in receivers.values())
     failed = sum(receiver.failed for receiver in receivers.values())
-    click.echo(f"pending: {pending}\ndelivered: {store.delivered_count(db)}\nfailed: {failed}")
+    click.echo(f"pending: {pending}\ndelivered: {totals.delivered_count(db)}\nfailed: {failed}")
     ages = [receiver.oldest_age for receiver in receivers.values() if receiver.pending]
     if ages:
         click.echo(f"oldest pending: {int(max(ages))}s")
@@ -49,22 +49,21 @@ def status_command():
             f"receiver {name}: pending {receiver.pending}, failed {receiver.failed}, "
             f"oldest pending {int(receiver.oldest_age)}s"
         )
-    for delivery_id, receiver, attempts, last_error in store.failed(db):
-        click.echo(
-            f"failed {delivery_id} {shown(receiver)} after {attempts} attempts: {last_error}"
-        )
+    for delivery_id, receiver, attempts, last_error in totals.failed(db):
+        name = receiver_name(receiver)
+        click.echo(f"failed {delivery_id} {name} after {attempts} attempts: {last_error}")
 
 
 @webhooks_cli.command("retry-failed")
 def retry_failed_command():
     """Give every failed delivery a fresh set of attempts."""
-    click.echo(f"Retrying {store.retry_failed(get_db())} failed delivery(ies).")
+    click.echo(f"Retrying {totals.retry_failed(get_db())} failed delivery(ies).")
 
 
 @webhooks_cli.command("purge-failed")
 def purge_failed_command():
     """Delete every failed delivery, for good."""
-    click.echo(f"Deleted {store.purge_failed(get_db())} failed delivery(ies).")
+    click.echo(f"Deleted {totals.purge_failed(get_db())} failed delivery(ies).")
 
 
 @webhooks_cli.command("secret")

@@ -2,9 +2,10 @@
 
 import dataclasses
 
-from ..database import utcnow
-from . import endpoints, fanout, store
-from .outbox import receiver_name
+from ...database import utcnow
+from ..receivers import receiver_name
+from ..tables import endpoints, events
+from ..tables.deliveries import FAILED, totals
 
 
 @dataclasses.dataclass
@@ -16,12 +17,6 @@ class ReceiverSummary:
     oldest_age: float = 0.0
 
 
-def shown(receiver):
-    """How a receiver is named in logs, status and /metrics: an endpoint by its id, an
-    operator's URL without what may hold a secret (outbox.receiver_name)."""
-    return receiver if endpoints.is_endpoint(receiver) else receiver_name(receiver)
-
-
 def per_receiver(db, configured):
     """{receiver name: ReceiverSummary} for the configured URLs, every endpoint, and every
     receiver the outbox holds.
@@ -31,15 +26,15 @@ def per_receiver(db, configured):
     receiver: that is all a name shows of them.
     """
     now = utcnow()
-    waiting, oldest_event = fanout.waiting(db)
+    waiting, oldest_event = events.waiting(db)
     age = (now - oldest_event).total_seconds() if waiting else 0.0
     receivers = {endpoint_id: ReceiverSummary() for endpoint_id in endpoints.ids(db)}
     for url in configured:  # each URL gets its delivery of a waiting event
         receiver = receivers.setdefault(receiver_name(url), ReceiverSummary(oldest_age=age))
         receiver.pending += waiting
-    for (key, status), (count, oldest) in store.by_receiver(db).items():
-        receiver = receivers.setdefault(shown(key), ReceiverSummary())
-        if status == store.FAILED:
+    for (key, status), (count, oldest) in totals.by_receiver(db).items():
+        receiver = receivers.setdefault(receiver_name(key), ReceiverSummary())
+        if status == FAILED:
             receiver.failed += count
         else:
             receiver.pending += count

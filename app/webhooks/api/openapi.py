@@ -1,6 +1,6 @@
 """The ``webhooks`` section of the OpenAPI document: what a receiver of each event gets."""
 
-from ..apidoc import example
+from ...apidoc import example
 
 EVENT_HEADER = {"description": "The kind of event."}
 HEADERS = {

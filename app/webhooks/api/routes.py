@@ -7,9 +7,12 @@ import secrets
 from flask import Blueprint, current_app, url_for
 from werkzeug.exceptions import Conflict, NotFound
 
-from .. import apidoc, auth, headers
-from ..database import get_db, utcnow
-from . import endpoints, keys, registration
+from ... import apidoc, auth, headers
+from ...database import get_db, utcnow
+from .. import receivers
+from ..security import keys
+from ..tables import endpoints
+from . import registration
 from .schemas import (
     CreatedWebhookEndpointSchema,
     EndpointIdSchema,
@@ -82,7 +85,7 @@ def create_webhook_endpoint(endpoint):
     """
     config = current_app.config
     registration.check(endpoint["url"], config["WEBHOOK_ALLOWED_NETWORKS"])
-    endpoint_id = endpoints.ID_PREFIX + secrets.token_urlsafe(16)
+    endpoint_id = receivers.ID_PREFIX + secrets.token_urlsafe(16)
     secret = keys.new_secret()
     most = config["WEBHOOK_MAX_ENDPOINTS"]
     try:

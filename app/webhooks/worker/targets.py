@@ -5,10 +5,10 @@ is then (a new secret, a new URL; nothing once disabled or deleted)."""
 
 from typing import NamedTuple
 
-from ..database import utcnow
-from . import endpoints
-from .keys import Keyring, UnreadableSecret, signing_key
-from .outbox import receiver_name
+from ...database import utcnow
+from ..receivers import receiver_name
+from ..security.keys import Keyring, UnreadableSecret, signing_key
+from ..tables.endpoints import worker_view as endpoints
 
 
 class Target(NamedTuple):

@@ -3,9 +3,10 @@ settles a stop. Its methods run in the worker's database thread."""
 
 import datetime
 
-from .. import database, events
-from ..database import utcnow
-from . import disabling, fanout, store
+from ... import database, events
+from ...database import utcnow
+from ..tables.deliveries import queue
+from . import disabling, fanout
 from .retries import Retries
 from .targets import Directory
 
@@ -39,26 +40,28 @@ class Ledger:
         )
 
     def exchange(self, outcomes, unsent, wants):
-        """One round's transaction; the Deliveries claimed (up to wants[receiver] each)."""
+        """One round's transaction, steps 2, 3 and 5 of a delivery's life (see the package's
+        docstring); the Deliveries claimed (up to wants[receiver] each)."""
         with self.db.transaction() as cursor:
+            # What is sent in this round is the endpoints as they are now.
             self.directory.refresh(self.db, cursor)
             subscribed = self.directory.endpoints.values()
             fanout.fan_out(
                 self.db, cursor, self.urls, self.operator_types, subscribed, FANOUT_BATCH
             )
             self._record(cursor, outcomes)
-            store.release(self.db, cursor, unsent)
-            return store.claim(self.db, cursor, wants, self.lease, self.retries)
+            queue.release(self.db, cursor, unsent)
+            return queue.claim(self.db, cursor, wants, self.lease, self.retries)
 
     def settle(self, outcomes, unsent):
         """Record the last outcomes and give back what was not sent (at a stop)."""
         with self.db.transaction() as cursor:
             self._record(cursor, outcomes)
-            store.release(self.db, cursor, unsent)
+            queue.release(self.db, cursor, unsent)
 
     def _record(self, cursor, outcomes):
         # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge.
-        store.record(self.db, cursor, outcomes)
+        queue.record(self.db, cursor, outcomes)
         known = self.directory.endpoints
         for endpoint_id, reason in disabling.judge(
             self.db, cursor, outcomes, utcnow(), self.disable_after, known

@@ -1,29 +1,26 @@
-"""An endpoint's delivery log and its SQL: the deliveries newest first, a page at a time, and
-sending them again (one, or every failed one since a time) with fresh attempts."""
+"""An endpoint's deliveries: its log, newest first, a page at a time; sending them again (one,
+or every failed one since a time) with fresh attempts; failing the pending ones of an endpoint
+disabled, and deleting them all with the endpoint."""
 
-import enum
-
-from ..database import driver_sql, utcnow
-from .store import PENDING
+from ....database import driver_sql
+from . import PENDING
 
 SHOWN = (
     "id, event, status, attempts, created_at, last_attempt_at, next_attempt_at, "
     "response_status, last_error"
 )
-# Whether the endpoint takes deliveries. PostgreSQL holds its row until the transaction ends, so
-# that a disable (which fails pending deliveries) and a resend wait for each other; SQLite's
-# write transaction holds the whole database already.
-SELECT_ENABLED = "SELECT enabled FROM webhook_endpoints WHERE id = :id"
-ENABLED = {
-    "sqlite": driver_sql(SELECT_ENABLED)["sqlite"],
-    "postgresql": driver_sql(SELECT_ENABLED + " FOR SHARE")["postgresql"],
-}
+# A fresh set of attempts from now, under the same id: completed by the deliveries it is for.
 AGAIN = (
     "UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = :now, "
-    "claimed_until = NULL, last_error = NULL WHERE receiver = :receiver"
+    "claimed_until = NULL, last_error = NULL WHERE "
 )
-RESEND = driver_sql(AGAIN + " AND id = :id")
-RECOVER = driver_sql(AGAIN + " AND status = 'failed' AND created_at >= :since")
+RESEND = driver_sql(AGAIN + "receiver = :receiver AND id = :id")
+RECOVER = driver_sql(AGAIN + "receiver = :receiver AND status = 'failed' AND created_at >= :since")
+FAIL_PENDING = driver_sql(
+    "UPDATE deliveries SET status = 'failed', claimed_until = NULL, last_error = :error "
+    "WHERE receiver = :id AND status = 'pending'"
+)
+DELETE = driver_sql("DELETE FROM deliveries WHERE receiver = :id")
 
 
 def _page_sql(filtered, paged):
@@ -41,14 +38,6 @@ def _page_sql(filtered, paged):
 
 
 PAGES = {(filtered, paged): _page_sql(filtered, paged) for filtered in (0, 1) for paged in (0, 1)}
-
-
-class Refused(enum.Enum):
-    """Why deliveries were not sent again."""
-
-    NO_ENDPOINT = "there is no such endpoint"
-    DISABLED = "the endpoint is disabled"
-    NO_DELIVERY = "the endpoint has no such delivery"
 
 
 def page(db, endpoint_id, status, before, limit):
@@ -80,28 +69,28 @@ def _shown(db, row):
     }
 
 
-def resend(db, endpoint_id, delivery_id):
+def resend(db, cursor, endpoint_id, delivery_id, now):
     """Give one delivery of the endpoint, whatever its status, a fresh set of attempts from
-    now, under the same id. None, or why not (Refused)."""
-    return _again(db, endpoint_id, RESEND, {"id": delivery_id}, one=True)
+    now, in the cursor's transaction; whether there was one."""
+    values = {"receiver": endpoint_id, "id": delivery_id, "now": db.bind_time(now)}
+    cursor.execute(RESEND[db.dialect], values)
+    return cursor.rowcount == 1
 
 
-def recover(db, endpoint_id, since):
+def recover(db, cursor, endpoint_id, since, now):
     """Give every failed delivery of the endpoint created at since or later a fresh set of
-    attempts from now. None, or why not (Refused)."""
-    return _again(db, endpoint_id, RECOVER, {"since": db.bind_time(since)})
+    attempts from now, in the cursor's transaction."""
+    values = {"receiver": endpoint_id, "since": db.bind_time(since), "now": db.bind_time(now)}
+    cursor.execute(RECOVER[db.dialect], values)
 
 
-def _again(db, endpoint_id, sql, values, one=False):
-    with db.transaction() as cursor:
-        cursor.execute(ENABLED[db.dialect], {"id": endpoint_id})
-        row = cursor.fetchone()
-        if row is None:
-            return Refused.NO_ENDPOINT
-        if not row[0]:
-            return Refused.DISABLED
-        now = db.bind_time(utcnow())
-        cursor.execute(sql[db.dialect], {**values, "receiver": endpoint_id, "now": now})
-        if one and cursor.rowcount != 1:
-            return Refused.NO_DELIVERY
-    return None
+def fail_pending(db, cursor, endpoint_id, reason):
+    """Fail the pending deliveries of an endpoint disabled for reason, in the cursor's
+    transaction, so that a recover can send them once it is enabled again."""
+    error = f"endpoint disabled: {reason}"
+    cursor.execute(FAIL_PENDING[db.dialect], {"id": endpoint_id, "error": error})
+
+
+def delete(db, cursor, endpoint_id):
+    """Delete every delivery to the endpoint, in the cursor's transaction."""
+    cursor.execute(DELETE[db.dialect], {"id": endpoint_id})

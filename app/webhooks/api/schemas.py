@@ -11,13 +11,12 @@ from urllib.parse import urlsplit
 from flask import current_app
 from marshmallow import Schema, ValidationError, fields, post_load, validate
 
-from .. import events
-from ..validation import IntegerLiteral, clean_text
-from . import guard
-from .endpoints import ID_LENGTH
+from ... import events
+from ...validation import TEXT_MAX, IntegerLiteral, clean_text
+from ..security import guard
+from ..tables.endpoints import ID_LENGTH
 
 URL_MAX = 2048
-TEXT_MAX = 255
 # Characters a URL never holds as they are (RFC 3986); urlsplit would drop some silently.
 NOT_IN_URL = re.compile(r"[\x00-\x20\x7f]")
 # The document's pattern of a url: the service refuses every string it does not match, and some

@@ -12,7 +12,7 @@ import threading
 
 from marshmallow import ValidationError
 
-from . import guard
+from ..security import guard
 
 # Longest wait for DNS, in seconds: a resolver that hangs must not hang the request.
 RESOLVE_TIMEOUT = 2

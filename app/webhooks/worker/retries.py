@@ -1,35 +1,10 @@
-"""The shapes a delivery travels in, and the retry rule: how many attempts, and when the next."""
+"""The retry rule: how many attempts a delivery has, and when the next is due."""
 
 import datetime
 import random
-from typing import NamedTuple
 
-from ..database import utcnow
-
-
-class Delivery(NamedTuple):
-    """A claimed delivery, to be attempted: attempts counts this attempt too."""
-
-    id: str
-    # An operator's URL, or an endpoint's id.
-    receiver: str
-    event: str
-    body: str
-    attempts: int
-
-
-class Outcome(NamedTuple):
-    """How an attempt of a delivery to receiver ended: error is None when a 2xx answered;
-    retry_at is when the next attempt is due, None when there is none (delivered, or no
-    attempts left); response_status is the answer's status, None when there
-    was no answer."""
-
-    id: str
-    receiver: str
-    error: str | None
-    retry_at: datetime.datetime | None
-    response_status: int | None = None
-
+from ...database import utcnow
+from ..tables.deliveries import Outcome
 
 # Seconds past the backoff that a receiver's Retry-After may put the next attempt off.
 RETRY_AFTER_CAP = 3600

@@ -1,43 +1,11 @@
-"""The deliveries table, one row per event and receiver, and the worker's SQL, on driver
-cursors. A receiver is an operator's URL (PLANTSTORE_WEBHOOK_URLS) or an endpoint's id."""
+"""The worker's statements on the deliveries table: write them as events are fanned out,
+claim the due ones, record their outcomes, give back the unsent, delete the old delivered."""
 
-from sqlalchemy import Column, Index, Integer, String, Table, Text, insert
+import sqlalchemy
 
-from ..database import driver_sql, metadata, utcnow
-from ..database.sql import UTCDateTime, skip_locked
-from .retries import Delivery
-
-PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
-LOST = "worker lost during the last attempt"
-
-# One row per event and receiver, written by the worker as it fans events out (fanout.py).
-deliveries = Table(
-    "deliveries",
-    metadata,
-    Column("id", String(32), primary_key=True),
-    # The operator's receiver URL, or the id of an endpoint registered through the API.
-    Column("receiver", Text, nullable=False),
-    Column("event", String(50), nullable=False),
-    # The exact bytes that are signed and sent, on every attempt.
-    Column("body", Text, nullable=False),
-    Column("status", String(10), nullable=False),
-    Column("attempts", Integer, nullable=False),
-    Column("created_at", UTCDateTime, nullable=False),
-    Column("next_attempt_at", UTCDateTime, nullable=False),
-    # A worker's claim: nobody else sends the delivery before this time.
-    Column("claimed_until", UTCDateTime),
-    Column("delivered_at", UTCDateTime),
-    Column("last_error", Text),
-    Column("last_attempt_at", UTCDateTime),
-    # The status of the last answer; None when there was none (refused, timed out).
-    Column("response_status", Integer),
-    # Each receiver's deliveries by status and time: its due ones, claimed apart from every
-    # other receiver's, and its old delivered ones (a delivered row's next_attempt_at is when
-    # it was delivered), for the retention: one index, so a create writes one page fewer.
-    Index("deliveries_receiver_due", "receiver", "status", "next_attempt_at"),
-    # An endpoint's log, newest first, a page at a time.
-    Index("deliveries_receiver_created", "receiver", "created_at"),
-)
+from ....database import driver_sql, utcnow
+from ....database.sql import skip_locked
+from . import DELIVERED, FAILED, LOST, PENDING, Delivery, deliveries
 
 NEW = (
     "id",
@@ -50,7 +18,13 @@ NEW = (
     "next_attempt_at",
     "last_error",
 )
-INSERT = driver_sql(insert(deliveries), column_keys=NEW)
+INSERT = driver_sql(sqlalchemy.insert(deliveries), column_keys=NEW)
+
+
+def insert(db, cursor, rows):
+    """Write new deliveries (dicts of the NEW columns) in the cursor's transaction."""
+    if rows:
+        cursor.executemany(INSERT[db.dialect], rows)
 
 
 # Due or lost (lease run out) deliveries of one receiver, most overdue first.
@@ -82,15 +56,6 @@ EXPIRED = skip_locked(
     "AND next_attempt_at < :cutoff LIMIT :limit"
 )
 DELETE = driver_sql("DELETE FROM deliveries WHERE id = :id")
-BY_RECEIVER = driver_sql(
-    "SELECT receiver, status, COUNT(*), MIN(created_at) FROM deliveries "
-    "WHERE status IN ('pending', 'failed') GROUP BY receiver, status"
-)
-DELIVERED_COUNT = driver_sql("SELECT COUNT(*) FROM deliveries WHERE status = 'delivered'")
-FAILED_LIST = driver_sql(
-    "SELECT id, receiver, attempts, last_error FROM deliveries WHERE status = 'failed' "
-    "ORDER BY created_at"
-)
 # Every receiver in the outbox, one index lookup each (a loose index scan, which neither
 # backend makes of SELECT DISTINCT).
 RECEIVERS = driver_sql(
@@ -98,11 +63,6 @@ RECEIVERS = driver_sql(
     "SELECT (SELECT MIN(receiver) FROM deliveries WHERE receiver > r.receiver) FROM r "
     "WHERE r.receiver IS NOT NULL) SELECT receiver FROM r WHERE receiver IS NOT NULL"
 )
-RETRY_FAILED = driver_sql(
-    "UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = :now, "
-    "claimed_until = NULL, last_error = NULL WHERE status = 'failed'"
-)
-PURGE_FAILED = driver_sql("DELETE FROM deliveries WHERE status = 'failed'")
 
 
 def claim(db, cursor, wants, lease, retries):
@@ -181,48 +141,8 @@ def delete_delivered(db, receivers, older_than, limit):
     return len(ids)
 
 
-def by_receiver(db):
-    """{(receiver, status): (count, oldest created_at)} of pending and failed deliveries."""
-    with db.cursor() as cursor:
-        cursor.execute(BY_RECEIVER[db.dialect])
-        rows = cursor.fetchall()
-    return {
-        (receiver, status): (count, db.read_time(oldest))
-        for receiver, status, count, oldest in rows
-    }
-
-
-def delivered_count(db):
-    """How many delivered deliveries are kept."""
-    with db.cursor() as cursor:
-        cursor.execute(DELIVERED_COUNT[db.dialect])
-        return cursor.fetchone()[0]
-
-
-def failed(db):
-    """Every delivery that ran out of attempts, oldest first: (id, receiver, attempts, last
-    error)."""
-    with db.cursor() as cursor:
-        cursor.execute(FAILED_LIST[db.dialect])
-        return cursor.fetchall()
-
-
 def receivers(db):
     """Every receiver the outbox holds deliveries to, configured or not."""
     with db.cursor() as cursor:
         cursor.execute(RECEIVERS[db.dialect])
         return [row[0] for row in cursor.fetchall()]
-
-
-def retry_failed(db):
-    """Make every failed delivery pending again with fresh attempts; how many there were."""
-    with db.transaction() as cursor:
-        cursor.execute(RETRY_FAILED[db.dialect], {"now": db.bind_time(utcnow())})
-        return cursor.rowcount
-
-
-def purge_failed(db):
-    """Delete every failed delivery; how many there were."""
-    with db.transaction() as cursor:
-        cursor.execute(PURGE_FAILED[db.dialect])
-        return cursor.rowcount

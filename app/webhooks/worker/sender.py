@@ -10,8 +10,8 @@ from typing import NamedTuple
 
 import aiohttp
 
-from . import guard
-from .signatures import signature, standard_signature
+from ..security import guard
+from ..security.signatures import signature, standard_signature
 
 # Largest answer body read to keep the connection for the next delivery; a longer one closes it.
 KEEP_BODY_LIMIT = 64 * 1024

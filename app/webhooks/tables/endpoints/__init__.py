@@ -1,17 +1,15 @@
-"""The webhook_endpoints table, receivers registered through the API, and its SQL."""
+"""The webhook_endpoints table, receivers registered through the API, and its statements: the
+API's here, the worker's in worker_view.py."""
 
-import datetime
 import json
-from typing import NamedTuple
 
 from sqlalchemy import Boolean, Column, String, Table, Text
 
-from ..database import driver_sql, metadata
-from ..database.sql import UTCDateTime
+from ....database import driver_sql, metadata
+from ....database.sql import UTCDateTime
+from ..deliveries import log
 
 ID_LENGTH = 64
-# Every endpoint's id starts so; no operator's URL does.
-ID_PREFIX = "ep_"
 # Why an endpoint was disabled, as disabled_reason says it.
 DISABLED_BY_API = "disabled through the API"
 DISABLED_GONE = "the endpoint answered 410 Gone"
@@ -52,7 +50,6 @@ SELECT_PAGE = driver_sql(
     f"SELECT {SHOWN} FROM webhook_endpoints WHERE id > :after ORDER BY id LIMIT :limit"
 )
 DELETE = driver_sql("DELETE FROM webhook_endpoints WHERE id = :id")
-DELETE_DELIVERIES = driver_sql("DELETE FROM deliveries WHERE receiver = :id")
 ROTATE = driver_sql(
     "UPDATE webhook_endpoints SET previous_secret = secret, previous_until = :until, "
     "secret = :secret WHERE id = :id"
@@ -61,25 +58,19 @@ DISABLE = driver_sql(
     "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = :reason, "
     "disabled_at = :now WHERE id = :id AND enabled"
 )
-FAIL_PENDING = driver_sql(
-    "UPDATE deliveries SET status = 'failed', claimed_until = NULL, last_error = :error "
-    "WHERE receiver = :id AND status = 'pending'"
-)
 ENABLE = driver_sql(
     "UPDATE webhook_endpoints SET enabled = TRUE, disabled_reason = NULL, disabled_at = NULL, "
     "failing_since = NULL WHERE id = :id"
 )
 IDS = driver_sql("SELECT id FROM webhook_endpoints ORDER BY id")
-# What the worker needs of every endpoint, read once a round: to fan out, send and judge.
-FOR_WORKER = driver_sql(
-    "SELECT id, url, events, enabled, created_at, disabled_at, failing_since, secret, "
-    "previous_secret, previous_until FROM webhook_endpoints"
-)
-
-
-def is_endpoint(receiver):
-    """Whether a deliveries row's receiver is an endpoint (else an operator's URL)."""
-    return receiver.startswith(ID_PREFIX)
+# Whether the endpoint takes deliveries. PostgreSQL holds its row until the transaction ends, so
+# that a disable (which fails pending deliveries) and a resend wait for each other; SQLite's
+# write transaction holds the whole database already.
+SELECT_ENABLED = "SELECT enabled FROM webhook_endpoints WHERE id = :id"
+ENABLED = {
+    "sqlite": driver_sql(SELECT_ENABLED)["sqlite"],
+    "postgresql": driver_sql(SELECT_ENABLED + " FOR SHARE")["postgresql"],
+}
 
 
 def subscribed(event_type):
@@ -177,13 +168,9 @@ def disable(db, cursor, endpoint_id, reason, now):
     cursor.execute(
         DISABLE[db.dialect], {"id": endpoint_id, "reason": reason, "now": db.bind_time(now)}
     )
-    return cursor.rowcount == 1 and fail_pending(db, cursor, endpoint_id, reason)
-
-
-def fail_pending(db, cursor, endpoint_id, reason):
-    """Fail the pending deliveries of an endpoint disabled for reason; True."""
-    error = f"endpoint disabled: {reason}"
-    cursor.execute(FAIL_PENDING[db.dialect], {"id": endpoint_id, "error": error})
+    if cursor.rowcount != 1:
+        return False
+    log.fail_pending(db, cursor, endpoint_id, reason)
     return True
 
 
@@ -193,7 +180,7 @@ def delete(db, endpoint_id):
         cursor.execute(DELETE[db.dialect], {"id": endpoint_id})
         if cursor.rowcount != 1:
             return False
-        cursor.execute(DELETE_DELIVERIES[db.dialect], {"id": endpoint_id})
+        log.delete(db, cursor, endpoint_id)
         return True
 
 
@@ -206,64 +193,16 @@ def rotate(db, endpoint_id, sealed_secret, previous_until):
         return cursor.rowcount == 1
 
 
+def enabled(db, cursor, endpoint_id):
+    """Whether the endpoint is enabled, in the cursor's transaction, which holds its row until
+    it ends; None when there is no such endpoint."""
+    cursor.execute(ENABLED[db.dialect], {"id": endpoint_id})
+    row = cursor.fetchone()
+    return None if row is None else bool(row[0])
+
+
 def ids(db):
     """Every endpoint's id."""
     with db.cursor() as cursor:
         cursor.execute(IDS[db.dialect])
         return [row[0] for row in cursor.fetchall()]
-
-
-class Endpoint(NamedTuple):
-    """An endpoint as the worker sees it: times are datetimes, secrets still sealed."""
-
-    id: str
-    url: str
-    events: frozenset
-    enabled: bool
-    created_at: datetime.datetime
-    disabled_at: datetime.datetime | None
-    failing_since: datetime.datetime | None
-    secret: str
-    previous_secret: str | None
-    previous_until: datetime.datetime | None
-
-    def takes(self, event_type, at):
-        """Whether an event of event_type written at at goes to this endpoint: subscribed, made
-        before it, and enabled then."""
-        return (
-            event_type in self.events
-            and self.created_at <= at
-            and (self.enabled or (self.disabled_at is not None and self.disabled_at > at))
-        )
-
-
-def for_worker(db, cursor):
-    """Every endpoint as an Endpoint, in the cursor's transaction."""
-    cursor.execute(FOR_WORKER[db.dialect])
-    read = db.read_time
-    return [
-        Endpoint(
-            endpoint_id,
-            url,
-            frozenset(json.loads(events)),
-            bool(enabled),
-            read(created_at),
-            read(disabled_at),
-            read(failing_since),
-            secret,
-            previous,
-            read(until),
-        )
-        for (
-            endpoint_id,
-            url,
-            events,
-            enabled,
-            created_at,
-            disabled_at,
-            failing_since,
-            secret,
-            previous,
-            until,
-        ) in cursor.fetchall()
-    ]

@@ -6,10 +6,10 @@ import re
 
 from marshmallow import Schema, fields, validate
 
-from ..validation import IntegerLiteral
+from ...validation import IntegerLiteral
+from ..tables.deliveries import STATUSES
 from .schemas import LIMIT, Pattern, endpoint_id_field
 
-STATUSES = ("pending", "delivered", "failed")
 DELIVERY_ID = Pattern("^[A-Za-z0-9_-]{1,32}$", error="Not a valid id.")
 RFC3339 = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?"

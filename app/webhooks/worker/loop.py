@@ -10,12 +10,12 @@ import math
 import signal
 import time
 
-from .. import database
-from ..database import Unavailable
-from . import store
+from ... import database
+from ...database import Unavailable
+from ..tables.deliveries import queue
 from .ledger import Ledger
-from .receivers import Receivers
 from .sender import Sender
+from .windows import Windows
 
 # Longest pause of a worker whose database keeps failing, seconds.
 MAX_OUTAGE_PAUSE = 30
@@ -31,7 +31,7 @@ RETENTION_INTERVAL = 1
 
 class Worker:
     """Fans events out and sends due deliveries concurrently: at most CONCURRENCY attempts, and
-    each receiver's window (receivers.py), so a receiver that hangs or fails can only hold its
+    each receiver's window (windows.py), so a receiver that hangs or fails can only hold its
     own few slots."""
 
     def __init__(self, app):
@@ -46,7 +46,7 @@ class Worker:
         self.timeout = config["WEBHOOK_TIMEOUT"]
         self.retention = datetime.timedelta(seconds=config["WEBHOOK_RETENTION"])
         self.retention_batch = config["WEBHOOK_RETENTION_BATCH"]
-        self.receivers = Receivers(config)
+        self.windows = Windows(config)
         self.outcomes = []
         self.unsent = []
         self.tasks = set()
@@ -106,7 +106,7 @@ class Worker:
                     self.ledger.exchange,
                     outcomes,
                     unsent,
-                    self.receivers.wants(self.directory.targets),
+                    self.windows.wants(self.directory.targets),
                 )
             except Unavailable as error:
                 self.outcomes[:0] = outcomes
@@ -115,9 +115,9 @@ class Worker:
                 await self._pause(failures, error)
                 continue
             # An endpoint registered since the last round is claimed for in the next one, soon.
-            if [key for key in self.directory.targets if self.receivers.add(key)]:
+            if [key for key in self.directory.targets if self.windows.add(key)]:
                 self._found_work = time.monotonic()
-            self.receivers.hold(claimed, send_by)
+            self.windows.hold(claimed, send_by)
             if self.stopping:
                 break
             self._start_ready()
@@ -135,21 +135,21 @@ class Worker:
 
     async def _find_other_receivers(self):
         # Deliveries to a receiver no longer configured are still sent, and deleted in time.
-        for receiver in await self._in_db(store.receivers, self.db):
-            self.receivers.add(receiver)
+        for receiver in await self._in_db(queue.receivers, self.db):
+            self.windows.add(receiver)
         self._looked_for_other_receivers = True
 
     def _start_ready(self):
         """Start an attempt for every queued delivery that has a free slot."""
-        for receiver, delivery in self.receivers.ready(self.unsent):
-            task = self.loop.create_task(self._attempt(receiver, delivery))
+        for window, delivery in self.windows.ready(self.unsent):
+            task = self.loop.create_task(self._attempt(window, delivery))
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
 
-    async def _attempt(self, receiver, delivery):
+    async def _attempt(self, window, delivery):
         target = self.directory.get(delivery.receiver)
         if target is None:  # deleted or disabled since it was claimed: its row says so
-            self.receivers.done(receiver, False)
+            self.windows.done(window, False)
             self.unsent.append(delivery.id)
             return
         answered = False
@@ -159,7 +159,7 @@ class Worker:
             )
             answered = answer.error is None
         finally:
-            self.receivers.done(receiver, answered)
+            self.windows.done(window, answered)
             if not self.stopping:
                 self._start_ready()
         outcome = self.retries.outcome(delivery, answer)
@@ -177,7 +177,7 @@ class Worker:
             level,
             "delivery %s to %s attempt %d: %s",
             delivery.id,
-            receiver.name,
+            window.name,
             delivery.attempts,
             said,
         )
@@ -188,9 +188,9 @@ class Worker:
         if time.monotonic() < self._next_retention:
             return
         deleted = await self._in_db(
-            store.delete_delivered,
+            queue.delete_delivered,
             self.db,
-            list(self.receivers.by_key),
+            list(self.windows.by_key),
             self.retention,
             self.retention_batch,
         )
@@ -223,7 +223,7 @@ class Worker:
         than its timeout leaves them to their leases: they are sent again when those end."""
         if self.tasks:
             await asyncio.wait(list(self.tasks))
-        self.unsent += self.receivers.drain()
+        self.unsent += self.windows.drain()
         gives_up = time.monotonic() + self.db.timeout
         while self.outcomes or self.unsent:
             try:

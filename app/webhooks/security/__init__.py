@@ -1,0 +1,1 @@
+"""What the API and the worker both trust: secrets and their keys, signatures, the guard."""

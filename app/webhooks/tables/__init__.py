@@ -1,0 +1,1 @@
+"""The webhooks feature's tables, each with every statement on it."""

@@ -1,0 +1,66 @@
+"""The deliveries table: the shapes a delivery travels in."""
+
+import datetime
+from typing import NamedTuple
+
+from sqlalchemy import Column, Index, Integer, String, Table, Text
+
+from ....database import metadata
+from ....database.sql import UTCDateTime
+
+PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
+STATUSES = (PENDING, DELIVERED, FAILED)
+LOST = "worker lost during the last attempt"
+
+# One row per event and receiver, written by the worker as it fans events out (fanout.py).
+deliveries = Table(
+    "deliveries",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    # The operator's receiver URL, or the id of an endpoint registered through the API.
+    Column("receiver", Text, nullable=False),
+    Column("event", String(50), nullable=False),
+    # The exact bytes that are signed and sent, on every attempt.
+    Column("body", Text, nullable=False),
+    Column("status", String(10), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("next_attempt_at", UTCDateTime, nullable=False),
+    # A worker's claim: nobody else sends the delivery before this time.
+    Column("claimed_until", UTCDateTime),
+    Column("delivered_at", UTCDateTime),
+    Column("last_error", Text),
+    Column("last_attempt_at", UTCDateTime),
+    # The status of the last answer; None when there was none (refused, timed out).
+    Column("response_status", Integer),
+    # Each receiver's deliveries by status and time: its due ones, claimed apart from every
+    # other receiver's, and its old delivered ones (a delivered row's next_attempt_at is when
+    # it was delivered), for the retention: one index, so a create writes one page fewer.
+    Index("deliveries_receiver_due", "receiver", "status", "next_attempt_at"),
+    # An endpoint's log, newest first, a page at a time.
+    Index("deliveries_receiver_created", "receiver", "created_at"),
+)
+
+
+class Delivery(NamedTuple):
+    """A claimed delivery, to be attempted: attempts counts this attempt too."""
+
+    id: str
+    # An operator's URL, or an endpoint's id.
+    receiver: str
+    event: str
+    body: str
+    attempts: int
+
+
+class Outcome(NamedTuple):
+    """How an attempt of a delivery to receiver ended: error is None when a 2xx answered;
+    retry_at is when the next attempt is due, None when there is none (delivered, or no
+    attempts left); response_status is the answer's status, None when there
+    was no answer."""
+
+    id: str
+    receiver: str
+    error: str | None
+    retry_at: datetime.datetime | None
+    response_status: int | None = None

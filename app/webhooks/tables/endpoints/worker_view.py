@@ -1,0 +1,109 @@
+"""The endpoints as the worker reads them once a round, and the failures it follows on them:
+when an endpoint began failing, and its disabling once it has failed for long enough."""
+
+import datetime
+import json
+from typing import NamedTuple
+
+from ....database import driver_sql
+from ..deliveries import log
+from . import DISABLED_FAILING
+
+# What the worker needs of every endpoint, read once a round: to fan out, send and judge.
+FOR_WORKER = driver_sql(
+    "SELECT id, url, events, enabled, created_at, disabled_at, failing_since, secret, "
+    "previous_secret, previous_until FROM webhook_endpoints"
+)
+MARK_FAILING = driver_sql(
+    "UPDATE webhook_endpoints SET failing_since = :now WHERE id = :id AND failing_since IS NULL"
+)
+CLEAR_FAILING = driver_sql(
+    "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = :id AND failing_since IS NOT NULL"
+)
+# Exact whatever another worker recorded meanwhile: the database says how long it has failed.
+DISABLE_FAILING = driver_sql(
+    "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = :reason, "
+    "disabled_at = :now WHERE id = :id AND enabled AND failing_since <= :cutoff"
+)
+
+
+class Endpoint(NamedTuple):
+    """An endpoint as the worker sees it: times are datetimes, secrets still sealed."""
+
+    id: str
+    url: str
+    events: frozenset
+    enabled: bool
+    created_at: datetime.datetime
+    disabled_at: datetime.datetime | None
+    failing_since: datetime.datetime | None
+    secret: str
+    previous_secret: str | None
+    previous_until: datetime.datetime | None
+
+    def takes(self, event_type, at):
+        """Whether an event of event_type written at at goes to this endpoint: subscribed, made
+        before it, and enabled then."""
+        return (
+            event_type in self.events
+            and self.created_at <= at
+            and (self.enabled or (self.disabled_at is not None and self.disabled_at > at))
+        )
+
+
+def for_worker(db, cursor):
+    """Every endpoint as an Endpoint, in the cursor's transaction."""
+    cursor.execute(FOR_WORKER[db.dialect])
+    read = db.read_time
+    return [
+        Endpoint(
+            endpoint_id,
+            url,
+            frozenset(json.loads(events)),
+            bool(enabled),
+            read(created_at),
+            read(disabled_at),
+            read(failing_since),
+            secret,
+            previous,
+            read(until),
+        )
+        for (
+            endpoint_id,
+            url,
+            events,
+            enabled,
+            created_at,
+            disabled_at,
+            failing_since,
+            secret,
+            previous,
+            until,
+        ) in cursor.fetchall()
+    ]
+
+
+def mark_failing(db, cursor, endpoint_id, now):
+    """Note that the endpoint's attempts began failing at now, unless they had already."""
+    cursor.execute(MARK_FAILING[db.dialect], {"id": endpoint_id, "now": db.bind_time(now)})
+
+
+def clear_failing(db, cursor, endpoint_id):
+    """Note that the endpoint's attempts succeed again."""
+    cursor.execute(CLEAR_FAILING[db.dialect], {"id": endpoint_id})
+
+
+def disable_failing(db, cursor, endpoint_id, now, cutoff):
+    """Disable the endpoint if it is enabled and has failed since cutoff or before, and fail
+    its pending deliveries; whether it was disabled."""
+    values = {
+        "id": endpoint_id,
+        "reason": DISABLED_FAILING,
+        "now": db.bind_time(now),
+        "cutoff": db.bind_time(cutoff),
+    }
+    cursor.execute(DISABLE_FAILING[db.dialect], values)
+    if cursor.rowcount != 1:
+        return False
+    log.fail_pending(db, cursor, endpoint_id, DISABLED_FAILING)
+    return True

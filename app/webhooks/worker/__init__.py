@@ -1,0 +1,33 @@
+"""The delivery worker, a process of its own (`flask webhooks run`): one event loop sends, one
+thread talks to the database, once a round, in one transaction (ledger.Ledger.exchange).
+
+A delivery's life, and the one function that does each step:
+
+1. Written. A change's own statement asks whether anybody would receive its event
+   (``events.Announcing.run``), and the outbox writes one event row in the change's
+   transaction (``outbox.Outbox.publish``, ``tables.events.publish``).
+2. Fanned out. A round turns each event into one delivery row per receiver, pending, and
+   deletes the event (``fanout.fan_out``, ``tables.deliveries.queue.insert``).
+3. Claimed. The same round leases the due deliveries each receiver's window has room for
+   (``tables.deliveries.queue.claim``); they wait in its queue (``windows.Windows.hold``).
+4. Sent. One attempt, signed with the receiver's keys (``loop.Worker._attempt``,
+   ``sender.Sender.send``, ``targets.Directory``).
+5. Recorded. The attempt's Outcome (``retries.Retries.outcome``) is written in the next round
+   (``tables.deliveries.queue.record``), with what it says of an endpoint
+   (``disabling.judge``); a claimed delivery not sent is given back
+   (``tables.deliveries.queue.release``).
+6. Retried or kept. A failed attempt with attempts left stays pending, due after a backoff;
+   with none left the delivery is kept as failed (``retries.Retries.outcome``), until an
+   operator or the endpoint's owner sends it again (``tables.deliveries.totals.retry_failed``,
+   ``tables.deliveries.log.recover``).
+7. Deleted. A delivered row goes once older than PLANTSTORE_WEBHOOK_RETENTION
+   (``tables.deliveries.queue.delete_delivered``); every row of an endpoint goes with it
+   (``tables.endpoints.delete``).
+
+A round's transaction does, in order: read the endpoints, fan out, record (and disable),
+give back, claim: the write lock once per round, whatever the number of deliveries.
+"""
+
+from .loop import Worker
+
+__all__ = ["Worker"]

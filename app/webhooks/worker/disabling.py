@@ -1,0 +1,45 @@
+"""When the worker disables an endpoint: at once after a 410 Gone, or when its attempts have
+all failed for PLANTSTORE_WEBHOOK_DISABLE_AFTER seconds and the next one fails too."""
+
+import datetime
+
+from ..receivers import is_endpoint
+from ..tables import disables, endpoints
+from ..tables.endpoints import worker_view
+
+GONE = 410
+
+
+def judge(db, cursor, outcomes, now, disable_after, known):
+    """Follow each endpoint's failures by the last of its outcomes (Outcomes), in the cursor's
+    transaction, and disable those that must be: [(endpoint id, reason)] of those disabled.
+
+    known is {endpoint id: worker_view.Endpoint} as read in this transaction: an endpoint's
+    failure time is written only when it changes. Disabling fails the endpoint's pending
+    deliveries in the same transaction: no crash can leave an endpoint disabled with
+    deliveries still pending.
+    """
+    last = {outcome.receiver: outcome for outcome in outcomes if is_endpoint(outcome.receiver)}
+    disabled = []
+    for endpoint_id, outcome in last.items():
+        endpoint = known.get(endpoint_id)
+        if endpoint is None:  # deleted
+            continue
+        if outcome.error is None:
+            if endpoint.failing_since is not None:
+                worker_view.clear_failing(db, cursor, endpoint_id)
+            continue
+        if outcome.response_status == GONE:
+            if endpoints.disable(db, cursor, endpoint_id, endpoints.DISABLED_GONE, now):
+                disabled.append((endpoint_id, endpoints.DISABLED_GONE, "gone"))
+            continue
+        since = endpoint.failing_since
+        if since is None:
+            worker_view.mark_failing(db, cursor, endpoint_id, now)
+            since = now
+        cutoff = now - datetime.timedelta(seconds=disable_after)
+        if since <= cutoff and worker_view.disable_failing(db, cursor, endpoint_id, now, cutoff):
+            disabled.append((endpoint_id, endpoints.DISABLED_FAILING, "failing"))
+    for _, _, counted in disabled:
+        disables.count_disable(db, cursor, counted)
+    return [(endpoint_id, reason) for endpoint_id, reason, _ in disabled]

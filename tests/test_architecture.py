@@ -1,0 +1,59 @@
+"""docs/architecture.md and the README's map against the tree of app/, and each webhooks
+table's statements in that table's module alone."""
+
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+APP = ROOT / "app"
+# Alembic's environment and revisions are files the tool reads, named by their folder.
+DATA_FOLDERS = ("app/database/migrations/",)
+# Each table of the webhooks feature, and the module (or package) that owns its statements.
+OWNERS = {
+    "deliveries": "app/webhooks/tables/deliveries/",
+    "events": "app/webhooks/tables/events.py",
+    "webhook_endpoints": "app/webhooks/tables/endpoints/",
+    "webhook_disables": "app/webhooks/tables/disables.py",
+}
+
+
+def named(page):
+    """Every code path a page names in backquotes."""
+    return set(re.findall(r"`(app/[\w./]*)`", (ROOT / page).read_text()))
+
+
+def modules():
+    """Every module of app/, as its path from the repository's root."""
+    paths = (path.relative_to(ROOT).as_posix() for path in APP.rglob("*.py"))
+    return sorted(path for path in paths if not path.startswith(DATA_FOLDERS))
+
+
+@pytest.mark.parametrize("module", modules())
+def test_the_architecture_names_every_module(module):
+    names = named("docs/architecture.md")
+    package = module.removesuffix("__init__.py")
+    assert module in names or package in names
+
+
+def parts():
+    """Every module and package directly in app/ and in app/webhooks/."""
+    found = []
+    for folder in (APP, APP / "webhooks"):
+        for path in folder.iterdir():
+            if path.name not in ("__init__.py", "__pycache__"):
+                found.append(path.relative_to(ROOT).as_posix() + ("/" if path.is_dir() else ""))
+    return sorted(found)
+
+
+@pytest.mark.parametrize("part", parts())
+def test_the_readme_map_names_every_part_of_app_and_of_webhooks(part):
+    assert part in named("README.md")
+
+
+@pytest.mark.parametrize("table", sorted(OWNERS))
+def test_a_webhooks_table_is_written_and_read_in_its_module_alone(table):
+    statement = re.compile(rf"\b(?:INSERT INTO|UPDATE|DELETE FROM|FROM|JOIN|TABLE)\s+{table}\b")
+    users = [path for path in modules() if statement.search((ROOT / path).read_text())]
+    assert users and all(path.startswith(OWNERS[table]) for path in users), users
