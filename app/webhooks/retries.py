@@ -8,7 +8,8 @@ from ..database import utcnow
 
 
 class Delivery(NamedTuple):
-    """A claimed delivery, to be attempted: attempts counts this attempt too."""
+    """A claimed delivery, to be attempted: attempts counts this attempt too; claim is its
+    claimed_until as bound, which its outcome must still find to be recorded."""
 
     id: str
     # An operator's URL, or an endpoint's id.
@@ -16,19 +17,21 @@ class Delivery(NamedTuple):
     event: str
     body: str
     attempts: int
+    claim: object = None
 
 
 class Outcome(NamedTuple):
     """How an attempt of a delivery to receiver ended: error is None when a 2xx answered;
     retry_at is when the next attempt is due, None when there is none (delivered, or no
     attempts left); response_status is the answer's status, None when there
-    was no answer."""
+    was no answer; claim is the claim of the attempt (Delivery.claim)."""
 
     id: str
     receiver: str
     error: str | None
     retry_at: datetime.datetime | None
     response_status: int | None = None
+    claim: object = None
 
 
 # Seconds past the backoff that a receiver's Retry-After may put the next attempt off.
@@ -56,7 +59,9 @@ class Retries:
             if answer.retry_after is not None:
                 delay = min(max(delay, answer.retry_after), delay + RETRY_AFTER_CAP)
             retry_at = utcnow() + datetime.timedelta(seconds=delay)
-        return Outcome(delivery.id, delivery.receiver, answer.error, retry_at, answer.status)
+        return Outcome(
+            delivery.id, delivery.receiver, answer.error, retry_at, answer.status, delivery.claim
+        )
 
     def _backoff(self, attempts):
         # Jitter, so that failing receivers are not hit in lockstep.
