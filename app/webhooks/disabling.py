@@ -10,6 +10,8 @@ from . import endpoints
 
 GONE = 410
 
+# Taken one row at a time, by ascending id, before any delivery row: the order of the API too.
+LOCK = driver_sql("SELECT id FROM webhook_endpoints WHERE id = :id FOR UPDATE")
 MARK_FAILING = driver_sql(
     "UPDATE webhook_endpoints SET failing_since = :now WHERE id = :id AND failing_since IS NULL"
 )
@@ -21,6 +23,19 @@ DISABLE_FAILING = driver_sql(
     "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = :reason, "
     "disabled_at = :now WHERE id = :id AND enabled AND failing_since <= :cutoff"
 )
+
+
+def lock(db, cursor, outcomes):
+    """Lock the rows of the endpoints that outcomes may write, in the cursor's transaction, by
+    ascending id, so that two workers or a worker and a PATCH or DELETE (which lock the
+    endpoint, then its deliveries) never wait for each other in a circle."""
+    if db.is_sqlite:  # its write transaction holds the whole database already
+        return
+    ids = sorted(
+        {outcome.receiver for outcome in outcomes if endpoints.is_endpoint(outcome.receiver)}
+    )
+    if ids:
+        cursor.executemany(LOCK[db.dialect], [{"id": endpoint_id} for endpoint_id in ids])
 
 
 def judge(db, cursor, outcomes, now, disable_after, known):

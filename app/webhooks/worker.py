@@ -10,8 +10,10 @@ import math
 import signal
 import time
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from .. import database
-from ..database import Unavailable
+from ..database import DatabaseFailure, Unavailable
 from . import store
 from .ledger import Ledger
 from .receivers import Receivers
@@ -27,6 +29,8 @@ BATCH_GAP = 0.1
 BUSY_POLL = 0.05
 # Seconds between two retention deletes while the last one found fewer rows than a batch.
 RETENTION_INTERVAL = 1
+# What a round's database work may raise: the worker pauses and tries again, whatever it is.
+DATABASE_ERRORS = (DatabaseFailure, SQLAlchemyError)
 
 
 class Worker:
@@ -108,7 +112,7 @@ class Worker:
                     unsent,
                     self.receivers.wants(self.directory.targets),
                 )
-            except Unavailable as error:
+            except DATABASE_ERRORS as error:
                 self.outcomes[:0] = outcomes
                 self.unsent[:0] = unsent
                 failures += 1
@@ -123,7 +127,7 @@ class Worker:
             self._start_ready()
             try:
                 await self._keep_retention()
-            except Unavailable as error:
+            except DATABASE_ERRORS as error:
                 failures += 1
                 await self._pause(failures, error)
                 continue
@@ -209,10 +213,14 @@ class Worker:
 
     async def _pause(self, failures, error):
         pause = min(MAX_OUTAGE_PAUSE, self.poll_interval * 2**failures)
+        unavailable = isinstance(error, Unavailable)
+        # A failure that has no name here (a bug, a constraint) is worth its traceback.
         self.logger.warning(
-            "database unavailable, trying again in %.1fs: %s",
+            "database %s, trying again in %.1fs: %s",
+            "unavailable" if unavailable else "error",
             pause,
-            error.cause,
+            getattr(error, "cause", error),
+            exc_info=not unavailable,
         )
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._stopped.wait(), pause)
@@ -229,12 +237,12 @@ class Worker:
             try:
                 await self._in_db(self.ledger.settle, self.outcomes, self.unsent)
                 return
-            except Unavailable as error:
+            except DATABASE_ERRORS as error:
                 if time.monotonic() > gives_up:
                     self.logger.warning(
                         "%d outcome(s) not recorded, sent again when their lease ends: %s",
                         len(self.outcomes) + len(self.unsent),
-                        error.cause,
+                        getattr(error, "cause", error),
                     )
                     return
                 await asyncio.sleep(min(self.poll_interval, 1))
