@@ -17,7 +17,7 @@ from ..database import DatabaseFailure, Unavailable
 from . import store
 from .ledger import Ledger
 from .receivers import Receivers
-from .sender import Sender
+from .sender import Answer, Sender
 
 # Longest pause of a worker whose database keeps failing, seconds.
 MAX_OUTAGE_PAUSE = 30
@@ -158,9 +158,7 @@ class Worker:
             return
         answered = False
         try:
-            answer = await self.sender.send(
-                target, delivery.id, delivery.event, delivery.body.encode()
-            )
+            answer, raised = await self._send(target, delivery)
             answered = answer.error is None
         finally:
             self.receivers.done(receiver, answered)
@@ -184,7 +182,19 @@ class Worker:
             receiver.name,
             delivery.attempts,
             said,
+            exc_info=raised,
         )
+
+    async def _send(self, target, delivery):
+        """The Answer of one attempt, and the exception it raised (None when it raised none): an
+        exception is an outcome too, named by its type, so that it is retried on schedule."""
+        try:
+            answer = await self.sender.send(
+                target, delivery.id, delivery.event, delivery.body.encode()
+            )
+        except Exception as error:  # whatever fails, the attempt must be recorded
+            return Answer(type(error).__name__), error
+        return answer, None
 
     async def _keep_retention(self):
         """Delete a batch of delivered rows past the retention, once a second, or at once
