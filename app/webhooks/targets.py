@@ -29,7 +29,7 @@ class Directory:
     def __init__(self, config, logger):
         self.logger = logger
         self.keyring = Keyring(config["WEBHOOK_KEYS"])
-        secret = config["WEBHOOK_SECRET"].encode()
+        self.secret = secret = config["WEBHOOK_SECRET"].encode()
         self.operator = {
             url: Target(url, receiver_name(url), (secret,), False) for url in config["WEBHOOK_URLS"]
         }
@@ -37,6 +37,14 @@ class Directory:
         self.endpoints = {}
         self._unreadable = set()
         self._keys = {}
+
+    def keep(self, url):
+        """Send to an operator's URL no longer configured too, as the operator's receivers are
+        sent to: its deliveries still pending were promised, and go out or fail in time."""
+        if url not in self.operator:
+            self.operator[url] = self.targets[url] = Target(
+                url, receiver_name(url), (self.secret,), False
+            )
 
     def refresh(self, db, cursor):
         """Read the endpoints again, in the cursor's transaction: one read a round."""

@@ -15,6 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from .. import database
 from ..database import DatabaseFailure, Unavailable
 from . import store
+from .endpoints import is_endpoint
 from .ledger import Ledger
 from .receivers import Receivers
 from .sender import Answer, Sender
@@ -141,6 +142,8 @@ class Worker:
         # Deliveries to a receiver no longer configured are still sent, and deleted in time.
         for receiver in await self._in_db(store.receivers, self.db):
             self.receivers.add(receiver)
+            if not is_endpoint(receiver):
+                self.directory.keep(receiver)
         self._looked_for_other_receivers = True
 
     def _start_ready(self):
