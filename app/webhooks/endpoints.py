@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 from sqlalchemy import Boolean, Column, String, Table, Text
 
-from ..database import driver_sql, metadata
+from ..database import driver_sql, metadata, utcnow
 from ..database.sql import UTCDateTime
 
 ID_LENGTH = 64
@@ -31,10 +31,13 @@ webhook_endpoints = Table(
     # The first failed attempt since the last success: when it is older than
     # PLANTSTORE_WEBHOOK_DISABLE_AFTER, the next failure disables the endpoint.
     Column("failing_since", UTCDateTime),
-    # Sealed by keys.Keyring; the previous secret still signs until previous_until.
+    # Sealed by keys.Keyring; the previous secret still signs until previous_until, and the one
+    # before it until older_until: at most three sign at once.
     Column("secret", Text, nullable=False),
     Column("previous_secret", Text),
     Column("previous_until", UTCDateTime),
+    Column("older_secret", Text),
+    Column("older_until", UTCDateTime),
     Column("created_at", UTCDateTime, nullable=False),
 )
 
@@ -53,9 +56,13 @@ SELECT_PAGE = driver_sql(
 )
 DELETE = driver_sql("DELETE FROM webhook_endpoints WHERE id = :id")
 DELETE_DELIVERIES = driver_sql("DELETE FROM deliveries WHERE receiver = :id")
+# The previous secret, while its own overlap lasts, becomes the older one; an older one still in
+# its overlap is dropped, the oldest of three.
 ROTATE = driver_sql(
-    "UPDATE webhook_endpoints SET previous_secret = secret, previous_until = :until, "
-    "secret = :secret WHERE id = :id"
+    "UPDATE webhook_endpoints SET "
+    "older_secret = CASE WHEN previous_until > :now THEN previous_secret END, "
+    "older_until = CASE WHEN previous_until > :now THEN previous_until END, "
+    "previous_secret = secret, previous_until = :until, secret = :secret WHERE id = :id"
 )
 DISABLE = driver_sql(
     "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = :reason, "
@@ -73,7 +80,7 @@ IDS = driver_sql("SELECT id FROM webhook_endpoints ORDER BY id")
 # What the worker needs of every endpoint, read once a round: to fan out, send and judge.
 FOR_WORKER = driver_sql(
     "SELECT id, url, events, enabled, created_at, disabled_at, failing_since, secret, "
-    "previous_secret, previous_until FROM webhook_endpoints"
+    "previous_secret, previous_until, older_secret, older_until FROM webhook_endpoints"
 )
 
 
@@ -198,9 +205,14 @@ def delete(db, endpoint_id):
 
 
 def rotate(db, endpoint_id, sealed_secret, previous_until):
-    """Sign with a new sealed secret, and with the current one too until previous_until;
-    False when there is no such endpoint."""
-    values = {"id": endpoint_id, "secret": sealed_secret, "until": db.bind_time(previous_until)}
+    """Sign with a new sealed secret, and with the current one too until previous_until, and
+    with the previous one until its own overlap ends; False when there is no such endpoint."""
+    values = {
+        "id": endpoint_id,
+        "secret": sealed_secret,
+        "until": db.bind_time(previous_until),
+        "now": db.bind_time(utcnow()),
+    }
     with db.transaction() as cursor:
         cursor.execute(ROTATE[db.dialect], values)
         return cursor.rowcount == 1
@@ -226,6 +238,8 @@ class Endpoint(NamedTuple):
     secret: str
     previous_secret: str | None
     previous_until: datetime.datetime | None
+    older_secret: str | None
+    older_until: datetime.datetime | None
 
     def takes(self, event_type, at):
         """Whether an event of event_type written at at goes to this endpoint: subscribed, made
@@ -253,6 +267,8 @@ def for_worker(db, cursor):
             secret,
             previous,
             read(until),
+            older,
+            read(older_until),
         )
         for (
             endpoint_id,
@@ -265,5 +281,7 @@ def for_worker(db, cursor):
             secret,
             previous,
             until,
+            older,
+            older_until,
         ) in cursor.fetchall()
     ]

@@ -183,7 +183,8 @@ def rotate_webhook_secret(endpoint_id):
 
     For PLANTSTORE_WEBHOOK_SECRET_OVERLAP seconds (a day by default) every attempt carries two
     signatures, the new secret's first, so that a receiver holding either verifies it; then
-    only the new one. The new secret is in this answer only.
+    only the new one. A secret replaced again within its overlap still signs until that overlap
+    ends: three signatures at most, newest first. The new secret is in this answer only.
     """
     secret = keys.new_secret()
     overlap = datetime.timedelta(seconds=current_app.config["WEBHOOK_SECRET_OVERLAP"])

@@ -57,6 +57,8 @@ class Directory:
             sealed = [each.secret]
             if each.previous_secret is not None and each.previous_until > now:
                 sealed.append(each.previous_secret)
+            if each.older_secret is not None and each.older_until > now:
+                sealed.append(each.older_secret)
             keys = self._open(each.id, sealed)
             if keys:
                 targets[each.id] = Target(each.url, each.id, keys, True)
