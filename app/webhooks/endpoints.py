@@ -27,7 +27,14 @@ webhook_endpoints = Table(
     Column("events", Text, nullable=False),
     Column("enabled", Boolean, nullable=False),
     Column("disabled_reason", Text),
+    # The last disable and the last enable after it: the fan-out of an event written between
+    # the two leaves the endpoint out, whenever it runs.
     Column("disabled_at", UTCDateTime),
+    Column("enabled_at", UTCDateTime),
+    # The events before their last change, at events_changed_at: the fan-out of an event
+    # written before the change goes by them.
+    Column("previous_events", Text),
+    Column("events_changed_at", UTCDateTime),
     # The first failed attempt since the last success: when it is older than
     # PLANTSTORE_WEBHOOK_DISABLE_AFTER, the next failure disables the endpoint.
     Column("failing_since", UTCDateTime),
@@ -72,15 +79,18 @@ FAIL_PENDING = driver_sql(
     "UPDATE deliveries SET status = 'failed', claimed_until = NULL, last_error = :error "
     "WHERE receiver = :id AND status = 'pending'"
 )
+# disabled_at is kept, and enabled_at moves only when the endpoint was disabled: see Endpoint.
 ENABLE = driver_sql(
-    "UPDATE webhook_endpoints SET enabled = TRUE, disabled_reason = NULL, disabled_at = NULL, "
+    "UPDATE webhook_endpoints SET enabled = TRUE, disabled_reason = NULL, "
+    "enabled_at = CASE WHEN enabled THEN enabled_at ELSE :now END, "
     "failing_since = NULL WHERE id = :id"
 )
 IDS = driver_sql("SELECT id FROM webhook_endpoints ORDER BY id")
 # What the worker needs of every endpoint, read once a round: to fan out, send and judge.
 FOR_WORKER = driver_sql(
     "SELECT id, url, events, enabled, created_at, disabled_at, failing_since, secret, "
-    "previous_secret, previous_until, older_secret, older_until FROM webhook_endpoints"
+    "previous_secret, previous_until, older_secret, older_until, enabled_at, previous_events, "
+    "events_changed_at FROM webhook_endpoints"
 )
 
 
@@ -167,12 +177,15 @@ def update(db, endpoint_id, changes, now):
     with db.transaction() as cursor:
         if columns:
             assignments = ", ".join(f"{column} = :{column}" for column in sorted(columns))
+            if "events" in columns:  # the old ones still decide for events written before now
+                assignments += ", previous_events = events, events_changed_at = :now"
             sql = f"UPDATE webhook_endpoints SET {assignments} WHERE id = :id"
-            cursor.execute(driver_sql(sql)[db.dialect], {**columns, "id": endpoint_id})
+            values = {**columns, "id": endpoint_id, "now": db.bind_time(now)}
+            cursor.execute(driver_sql(sql)[db.dialect], values)
         if changes.get("enabled") is False:
             disable(db, cursor, endpoint_id, DISABLED_BY_API, now)
         elif changes.get("enabled") is True:
-            cursor.execute(ENABLE[db.dialect], {"id": endpoint_id})
+            cursor.execute(ENABLE[db.dialect], {"id": endpoint_id, "now": db.bind_time(now)})
         cursor.execute(SELECT_ONE[db.dialect], {"id": endpoint_id})
         row = cursor.fetchone()
     return _shown(db, row) if row else None
@@ -240,15 +253,25 @@ class Endpoint(NamedTuple):
     previous_until: datetime.datetime | None
     older_secret: str | None
     older_until: datetime.datetime | None
+    enabled_at: datetime.datetime | None
+    previous_events: frozenset | None
+    events_changed_at: datetime.datetime | None
 
     def takes(self, event_type, at):
         """Whether an event of event_type written at at goes to this endpoint: subscribed, made
-        before it, and enabled then."""
+        before it, and enabled then (as far as its last change of each tells)."""
+        changed = self.events_changed_at is not None and at < self.events_changed_at
         return (
-            event_type in self.events
+            event_type in (self.previous_events if changed else self.events)
             and self.created_at <= at
-            and (self.enabled or (self.disabled_at is not None and self.disabled_at > at))
+            and self._enabled_at(at)
         )
+
+    def _enabled_at(self, at):
+        disabled = self.disabled_at is not None and self.disabled_at <= at
+        if not self.enabled:
+            return not disabled
+        return not (disabled and self.enabled_at is not None and at < self.enabled_at)
 
 
 def for_worker(db, cursor):
@@ -269,6 +292,9 @@ def for_worker(db, cursor):
             read(until),
             older,
             read(older_until),
+            read(enabled_at),
+            frozenset(json.loads(previous_events)) if previous_events else None,
+            read(events_changed_at),
         )
         for (
             endpoint_id,
@@ -283,5 +309,8 @@ def for_worker(db, cursor):
             until,
             older,
             older_until,
+            enabled_at,
+            previous_events,
+            events_changed_at,
         ) in cursor.fetchall()
     ]
