@@ -82,6 +82,7 @@ def create_webhook_endpoint(endpoint):
     """
     config = current_app.config
     registration.check(endpoint["url"], config["WEBHOOK_ALLOWED_NETWORKS"])
+    keys.warn_if_unsealed(current_app)
     endpoint_id = endpoints.ID_PREFIX + secrets.token_urlsafe(16)
     secret = keys.new_secret()
     most = config["WEBHOOK_MAX_ENDPOINTS"]
@@ -186,6 +187,7 @@ def rotate_webhook_secret(endpoint_id):
     only the new one. A secret replaced again within its overlap still signs until that overlap
     ends: three signatures at most, newest first. The new secret is in this answer only.
     """
+    keys.warn_if_unsealed(current_app)
     secret = keys.new_secret()
     overlap = datetime.timedelta(seconds=current_app.config["WEBHOOK_SECRET_OVERLAP"])
     if not endpoints.rotate(get_db(), endpoint_id, keyring().seal(secret), utcnow() + overlap):

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from ..database import utcnow
 from . import endpoints
-from .keys import Keyring, UnreadableSecret, signing_key
+from .keys import UNSEALED, Keyring, UnreadableSecret, signing_key
 from .outbox import receiver_name
 
 
@@ -37,6 +37,8 @@ class Directory:
         self.endpoints = {}
         self._unreadable = set()
         self._keys = {}
+        # Said once, when the first endpoint is read: a worker with none has nothing to seal.
+        self._warn_unsealed = not config["WEBHOOK_KEYS"]
 
     def keep(self, url):
         """Send to an operator's URL no longer configured too, as the operator's receivers are
@@ -51,6 +53,9 @@ class Directory:
         targets = dict(self.operator)
         now = utcnow()
         read = {each.id: each for each in endpoints.for_worker(db, cursor)}
+        if read and self._warn_unsealed:
+            self.logger.warning(UNSEALED)
+            self._warn_unsealed = False
         for each in read.values():
             if not each.enabled:
                 continue
