@@ -61,8 +61,7 @@ def _wrap(app):
 
 
 def check_at_start(app):
-    """What a serving process checks once it starts: the schema's revision, a token to use,
-    and keys to seal webhook endpoints' secrets with."""
+    """What a serving process checks once it starts: the schema's revision and a token to use.
+    Keys to seal webhook endpoints' secrets with are asked for when a secret is stored."""
     database.schema_of(app).check_at_start()
     tokens.warn_if_no_token(app)
-    webhooks.warn_if_unsealed(app)

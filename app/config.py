@@ -203,11 +203,21 @@ def _webhook_urls(value):
     urls = split_list(value, "WEBHOOK_URLS")
     for url in urls:
         parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        if parts.scheme not in ("http", "https") or not parts.hostname or not _port_ok(parts):
             raise invalid(
-                "PLANTSTORE_WEBHOOK_URLS", "comma-separated http(s) URLs with a host", value
+                "PLANTSTORE_WEBHOOK_URLS",
+                "comma-separated http(s) URLs with a host, and a port of 1 to 65535 if any",
+                value,
             )
     return tuple(urls)
+
+
+def _port_ok(parts):
+    # urlsplit reads the port only when asked, and raises then: a worker's traceback, later.
+    try:
+        return parts.port != 0
+    except ValueError:
+        return False
 
 
 def _networks(value):

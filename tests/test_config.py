@@ -26,6 +26,7 @@ BAD_SETTINGS = [
     ("PLANTSTORE_TRUSTED_PROXIES", "-1", "'-1'"),
     ("PLANTSTORE_WEBHOOK_URLS", "https://me:hook-password@a.example/h,ftp://x/h", "***@a.example"),
     ("PLANTSTORE_WEBHOOK_URLS", "https://a.example/h?token=hook-token,ftp://x/h", "'https://a."),
+    ("PLANTSTORE_WEBHOOK_URLS", "http://h:99999/", "'http://h:99999/'"),
     ("PLANTSTORE_WEBHOOK_SECRET", "", "not empty"),
     ("PLANTSTORE_WEBHOOK_MAX_ATTEMPTS", "1.5", "'1.5'"),
     ("PLANTSTORE_WEBHOOK_RETRY_DELAY", "soon", "'soon'"),

@@ -19,6 +19,8 @@ SQLITE_NO_SCHEMA = ("no such table", "no such column", "has no column named")
 POSTGRES_UNAVAILABLE = ("08", "53", "57P01", "57P02", "57P03", "57014")
 # SQLSTATE of a lock not granted within lock_timeout.
 POSTGRES_LOCKED = ("55P03",)
+# SQLSTATE of a deadlock or a serialization failure: the same transaction may succeed again.
+POSTGRES_CONTENDED = ("40P01", "40001")
 # SQLSTATE of an undefined table, column or schema.
 POSTGRES_NO_SCHEMA = ("42P01", "42703", "3F000")
 
@@ -43,6 +45,12 @@ class Unavailable(DatabaseFailure):
 
 class Locked(Unavailable):
     """Another writer held a lock for longer than the timeout allowed."""
+
+
+class Contended(Unavailable):
+    """The database ended the transaction for a deadlock or a serialization failure."""
+
+    message = "database busy, try again"
 
 
 class SchemaMissing(DatabaseFailure):
@@ -94,6 +102,8 @@ def _postgresql(error):
         return None
     if sqlstate.startswith(POSTGRES_LOCKED):
         return Locked(error)
+    if sqlstate in POSTGRES_CONTENDED:
+        return Contended(error)
     if sqlstate.startswith(POSTGRES_UNAVAILABLE):
         return Unavailable(error)
     if sqlstate in POSTGRES_NO_SCHEMA:

@@ -85,6 +85,7 @@ def create_webhook_endpoint(endpoint):
     """
     config = current_app.config
     registration.check(endpoint["url"], config["WEBHOOK_ALLOWED_NETWORKS"])
+    keys.warn_if_unsealed(current_app)
     endpoint_id = receivers.ID_PREFIX + secrets.token_urlsafe(16)
     secret = keys.new_secret()
     most = config["WEBHOOK_MAX_ENDPOINTS"]
@@ -186,8 +187,10 @@ def rotate_webhook_secret(endpoint_id):
 
     For PLANTSTORE_WEBHOOK_SECRET_OVERLAP seconds (a day by default) every attempt carries two
     signatures, the new secret's first, so that a receiver holding either verifies it; then
-    only the new one. The new secret is in this answer only.
+    only the new one. A secret replaced again within its overlap still signs until that overlap
+    ends: three signatures at most, newest first. The new secret is in this answer only.
     """
+    keys.warn_if_unsealed(current_app)
     secret = keys.new_secret()
     overlap = datetime.timedelta(seconds=current_app.config["WEBHOOK_SECRET_OVERLAP"])
     if not endpoints.rotate(get_db(), endpoint_id, keyring().seal(secret), utcnow() + overlap):

@@ -6,7 +6,6 @@ from flask import current_app
 from ...database import get_db
 from ...database.command import Group
 from ..receivers import receiver_name
-from ..security.keys import warn_if_unsealed
 from ..security.signatures import standard_secret
 from ..tables.deliveries import totals
 from .summary import per_receiver
@@ -28,7 +27,6 @@ def run_command():
         len(receivers),
         "".join(f", {receiver_name(url)}" for url in receivers),
     )
-    warn_if_unsealed(current_app)
     Worker(current_app).serve()
     logger.info("Webhook worker stopped.")
 

@@ -7,6 +7,12 @@ import secrets
 PREFIX = "whsec_"
 # How a stored secret says how it is kept: sealed with a Fernet key, or as it is.
 SEALED, PLAIN = "fernet:", "plain:"
+UNSEALED = (
+    "PLANTSTORE_WEBHOOK_KEYS is empty: webhook endpoint secrets are stored unencrypted; "
+    "set a Fernet key so that a copy of the database alone signs nothing"
+)
+# Where the app notes that this process said UNSEALED already.
+WARNED = "plantstore.webhook_unsealed_warned"
 
 
 def new_secret():
@@ -55,9 +61,9 @@ class Keyring:
 
 
 def warn_if_unsealed(app):
-    """Log, at start, that endpoint secrets are stored as they are when no key is set."""
-    if not app.config["WEBHOOK_KEYS"]:
-        app.logger.warning(
-            "PLANTSTORE_WEBHOOK_KEYS is empty: webhook endpoint secrets are stored unencrypted; "
-            "set a Fernet key so that a copy of the database alone signs nothing"
-        )
+    """Log, once per process, that endpoint secrets are stored as they are when no key is set:
+    called where a secret is stored, so that a process with no endpoint says nothing."""
+    if app.config["WEBHOOK_KEYS"] or app.extensions.get(WARNED):
+        return
+    app.extensions[WARNED] = True
+    app.logger.warning(UNSEALED)

@@ -10,6 +10,11 @@ from ..tables.endpoints import worker_view
 GONE = 410
 
 
+def lock(db, cursor, outcomes):
+    """Lock the rows of the endpoints that outcomes may write, before any delivery row."""
+    worker_view.lock(db, cursor, {each.receiver for each in outcomes if is_endpoint(each.receiver)})
+
+
 def judge(db, cursor, outcomes, now, disable_after, known):
     """Follow each endpoint's failures by the last of its outcomes (Outcomes), in the cursor's
     transaction, and disable those that must be: [(endpoint id, reason)] of those disabled.

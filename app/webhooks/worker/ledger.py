@@ -61,6 +61,7 @@ class Ledger:
 
     def _record(self, cursor, outcomes):
         # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge.
+        disabling.lock(self.db, cursor, outcomes)
         queue.record(self.db, cursor, outcomes)
         known = self.directory.endpoints
         for endpoint_id, reason in disabling.judge(

@@ -10,11 +10,14 @@ import math
 import signal
 import time
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from ... import database
-from ...database import Unavailable
+from ...database import DatabaseFailure, Unavailable
+from ..receivers import is_endpoint
 from ..tables.deliveries import queue
 from .ledger import Ledger
-from .sender import Sender
+from .sender import Answer, Sender
 from .windows import Windows
 
 # Longest pause of a worker whose database keeps failing, seconds.
@@ -27,6 +30,8 @@ BATCH_GAP = 0.1
 BUSY_POLL = 0.05
 # Seconds between two retention deletes while the last one found fewer rows than a batch.
 RETENTION_INTERVAL = 1
+# What a round's database work may raise: the worker pauses and tries again, whatever it is.
+DATABASE_ERRORS = (DatabaseFailure, SQLAlchemyError)
 
 
 class Worker:
@@ -108,7 +113,7 @@ class Worker:
                     unsent,
                     self.windows.wants(self.directory.targets),
                 )
-            except Unavailable as error:
+            except DATABASE_ERRORS as error:
                 self.outcomes[:0] = outcomes
                 self.unsent[:0] = unsent
                 failures += 1
@@ -123,7 +128,7 @@ class Worker:
             self._start_ready()
             try:
                 await self._keep_retention()
-            except Unavailable as error:
+            except DATABASE_ERRORS as error:
                 failures += 1
                 await self._pause(failures, error)
                 continue
@@ -137,6 +142,8 @@ class Worker:
         # Deliveries to a receiver no longer configured are still sent, and deleted in time.
         for receiver in await self._in_db(queue.receivers, self.db):
             self.windows.add(receiver)
+            if not is_endpoint(receiver):
+                self.directory.keep(receiver)
         self._looked_for_other_receivers = True
 
     def _start_ready(self):
@@ -154,9 +161,7 @@ class Worker:
             return
         answered = False
         try:
-            answer = await self.sender.send(
-                target, delivery.id, delivery.event, delivery.body.encode()
-            )
+            answer, raised = await self._send(target, delivery)
             answered = answer.error is None
         finally:
             self.windows.done(window, answered)
@@ -180,7 +185,19 @@ class Worker:
             window.name,
             delivery.attempts,
             said,
+            exc_info=raised,
         )
+
+    async def _send(self, target, delivery):
+        """The Answer of one attempt, and the exception it raised (None when it raised none): an
+        exception is an outcome too, named by its type, so that it is retried on schedule."""
+        try:
+            answer = await self.sender.send(
+                target, delivery.id, delivery.event, delivery.body.encode()
+            )
+        except Exception as error:  # whatever fails, the attempt must be recorded
+            return Answer(type(error).__name__), error
+        return answer, None
 
     async def _keep_retention(self):
         """Delete a batch of delivered rows past the retention, once a second, or at once
@@ -209,10 +226,14 @@ class Worker:
 
     async def _pause(self, failures, error):
         pause = min(MAX_OUTAGE_PAUSE, self.poll_interval * 2**failures)
+        unavailable = isinstance(error, Unavailable)
+        # A failure that has no name here (a bug, a constraint) is worth its traceback.
         self.logger.warning(
-            "database unavailable, trying again in %.1fs: %s",
+            "database %s, trying again in %.1fs: %s",
+            "unavailable" if unavailable else "error",
             pause,
-            error.cause,
+            getattr(error, "cause", error),
+            exc_info=not unavailable,
         )
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._stopped.wait(), pause)
@@ -229,12 +250,12 @@ class Worker:
             try:
                 await self._in_db(self.ledger.settle, self.outcomes, self.unsent)
                 return
-            except Unavailable as error:
+            except DATABASE_ERRORS as error:
                 if time.monotonic() > gives_up:
                     self.logger.warning(
                         "%d outcome(s) not recorded, sent again when their lease ends: %s",
                         len(self.outcomes) + len(self.unsent),
-                        error.cause,
+                        getattr(error, "cause", error),
                     )
                     return
                 await asyncio.sleep(min(self.poll_interval, 1))

@@ -31,7 +31,9 @@ class Retries:
             if answer.retry_after is not None:
                 delay = min(max(delay, answer.retry_after), delay + RETRY_AFTER_CAP)
             retry_at = utcnow() + datetime.timedelta(seconds=delay)
-        return Outcome(delivery.id, delivery.receiver, answer.error, retry_at, answer.status)
+        return Outcome(
+            delivery.id, delivery.receiver, answer.error, retry_at, answer.status, delivery.claim
+        )
 
     def _backoff(self, attempts):
         # Jitter, so that failing receivers are not hit in lockstep.

@@ -117,13 +117,14 @@ class Sender:
 
 
 def _retry_after(response):
-    # Seconds, or an HTTP date (RFC 9110); None when absent or unreadable.
+    # Seconds, or an HTTP date (RFC 9110); None when absent or unreadable. ASCII digits only:
+    # str.isdigit() takes "²", which float() refuses.
     value = response.headers.get("Retry-After", "").strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # a year past datetime's overflows
         return None
     if when.tzinfo is None:
         return None

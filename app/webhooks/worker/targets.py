@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from ...database import utcnow
 from ..receivers import receiver_name
-from ..security.keys import Keyring, UnreadableSecret, signing_key
+from ..security.keys import UNSEALED, Keyring, UnreadableSecret, signing_key
 from ..tables.endpoints import worker_view as endpoints
 
 
@@ -29,7 +29,7 @@ class Directory:
     def __init__(self, config, logger):
         self.logger = logger
         self.keyring = Keyring(config["WEBHOOK_KEYS"])
-        secret = config["WEBHOOK_SECRET"].encode()
+        self.secret = secret = config["WEBHOOK_SECRET"].encode()
         self.operator = {
             url: Target(url, receiver_name(url), (secret,), False) for url in config["WEBHOOK_URLS"]
         }
@@ -37,18 +37,33 @@ class Directory:
         self.endpoints = {}
         self._unreadable = set()
         self._keys = {}
+        # Said once, when the first endpoint is read: a worker with none has nothing to seal.
+        self._warn_unsealed = not config["WEBHOOK_KEYS"]
+
+    def keep(self, url):
+        """Send to an operator's URL no longer configured too, as the operator's receivers are
+        sent to: its deliveries still pending were promised, and go out or fail in time."""
+        if url not in self.operator:
+            self.operator[url] = self.targets[url] = Target(
+                url, receiver_name(url), (self.secret,), False
+            )
 
     def refresh(self, db, cursor):
         """Read the endpoints again, in the cursor's transaction: one read a round."""
         targets = dict(self.operator)
         now = utcnow()
         read = {each.id: each for each in endpoints.for_worker(db, cursor)}
+        if read and self._warn_unsealed:
+            self.logger.warning(UNSEALED)
+            self._warn_unsealed = False
         for each in read.values():
             if not each.enabled:
                 continue
             sealed = [each.secret]
             if each.previous_secret is not None and each.previous_until > now:
                 sealed.append(each.previous_secret)
+            if each.older_secret is not None and each.older_until > now:
+                sealed.append(each.older_secret)
             keys = self._open(each.id, sealed)
             if keys:
                 targets[each.id] = Target(each.url, each.id, keys, True)

@@ -43,7 +43,8 @@ deliveries = Table(
 
 
 class Delivery(NamedTuple):
-    """A claimed delivery, to be attempted: attempts counts this attempt too."""
+    """A claimed delivery, to be attempted: attempts counts this attempt too; claim is its
+    claimed_until as bound, which its outcome must still find to be recorded."""
 
     id: str
     # An operator's URL, or an endpoint's id.
@@ -51,16 +52,18 @@ class Delivery(NamedTuple):
     event: str
     body: str
     attempts: int
+    claim: object = None
 
 
 class Outcome(NamedTuple):
     """How an attempt of a delivery to receiver ended: error is None when a 2xx answered;
     retry_at is when the next attempt is due, None when there is none (delivered, or no
     attempts left); response_status is the answer's status, None when there
-    was no answer."""
+    was no answer; claim is the claim of the attempt (Delivery.claim)."""
 
     id: str
     receiver: str
     error: str | None
     retry_at: datetime.datetime | None
     response_status: int | None = None
+    claim: object = None

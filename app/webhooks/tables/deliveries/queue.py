@@ -41,11 +41,13 @@ GIVE_UP = driver_sql(
     f"UPDATE deliveries SET status = 'failed', claimed_until = NULL, last_error = '{LOST}' "
     "WHERE id = :id"
 )
+# Only on the claim the attempt was made under: a resend or a recover since then cleared it,
+# and its fresh attempts are not to be overwritten by an outcome that belongs to the old ones.
 RECORD = driver_sql(
     "UPDATE deliveries SET status = :status, claimed_until = NULL, last_error = :error, "
     "delivered_at = :delivered_at, next_attempt_at = COALESCE(:next_at, next_attempt_at), "
     "last_attempt_at = :now, response_status = :response_status "
-    "WHERE id = :id AND status = 'pending'"
+    "WHERE id = :id AND status = 'pending' AND claimed_until = :claim"
 )
 RELEASE = driver_sql(
     "UPDATE deliveries SET claimed_until = NULL, attempts = attempts - 1 "
@@ -79,7 +81,9 @@ def claim(db, cursor, wants, lease, retries):
         cursor.execute(DUE[db.dialect], {**bound, "receiver": receiver, "limit": limit})
         for delivery_id, event, body, attempts in cursor.fetchall():
             if retries.another_allowed(attempts):
-                claimed.append(Delivery(delivery_id, receiver, event, body, attempts + 1))
+                claimed.append(
+                    Delivery(delivery_id, receiver, event, body, attempts + 1, bound["until"])
+                )
             else:
                 lost.append({"id": delivery_id})
     if claimed:
@@ -113,6 +117,7 @@ def record(db, cursor, outcomes):
                 "next_at": next_at,
                 "now": now,
                 "response_status": outcome.response_status,
+                "claim": outcome.claim,
             }
         )
     cursor.executemany(RECORD[db.dialect], rows)

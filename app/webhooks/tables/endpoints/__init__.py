@@ -5,7 +5,7 @@ import json
 
 from sqlalchemy import Boolean, Column, String, Table, Text
 
-from ....database import driver_sql, metadata
+from ....database import driver_sql, metadata, utcnow
 from ....database.sql import UTCDateTime
 from ..deliveries import log
 
@@ -25,14 +25,24 @@ webhook_endpoints = Table(
     Column("events", Text, nullable=False),
     Column("enabled", Boolean, nullable=False),
     Column("disabled_reason", Text),
+    # The last disable and the last enable after it: the fan-out of an event written between
+    # the two leaves the endpoint out, whenever it runs.
     Column("disabled_at", UTCDateTime),
+    Column("enabled_at", UTCDateTime),
+    # The events before their last change, at events_changed_at: the fan-out of an event
+    # written before the change goes by them.
+    Column("previous_events", Text),
+    Column("events_changed_at", UTCDateTime),
     # The first failed attempt since the last success: when it is older than
     # PLANTSTORE_WEBHOOK_DISABLE_AFTER, the next failure disables the endpoint.
     Column("failing_since", UTCDateTime),
-    # Sealed by keys.Keyring; the previous secret still signs until previous_until.
+    # Sealed by keys.Keyring; the previous secret still signs until previous_until, and the one
+    # before it until older_until: at most three sign at once.
     Column("secret", Text, nullable=False),
     Column("previous_secret", Text),
     Column("previous_until", UTCDateTime),
+    Column("older_secret", Text),
+    Column("older_until", UTCDateTime),
     Column("created_at", UTCDateTime, nullable=False),
 )
 
@@ -50,16 +60,22 @@ SELECT_PAGE = driver_sql(
     f"SELECT {SHOWN} FROM webhook_endpoints WHERE id > :after ORDER BY id LIMIT :limit"
 )
 DELETE = driver_sql("DELETE FROM webhook_endpoints WHERE id = :id")
+# The previous secret, while its own overlap lasts, becomes the older one; an older one still in
+# its overlap is dropped, the oldest of three.
 ROTATE = driver_sql(
-    "UPDATE webhook_endpoints SET previous_secret = secret, previous_until = :until, "
-    "secret = :secret WHERE id = :id"
+    "UPDATE webhook_endpoints SET "
+    "older_secret = CASE WHEN previous_until > :now THEN previous_secret END, "
+    "older_until = CASE WHEN previous_until > :now THEN previous_until END, "
+    "previous_secret = secret, previous_until = :until, secret = :secret WHERE id = :id"
 )
 DISABLE = driver_sql(
     "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = :reason, "
     "disabled_at = :now WHERE id = :id AND enabled"
 )
+# disabled_at is kept; enabled_at moves only when the endpoint was disabled (worker_view.Endpoint).
 ENABLE = driver_sql(
-    "UPDATE webhook_endpoints SET enabled = TRUE, disabled_reason = NULL, disabled_at = NULL, "
+    "UPDATE webhook_endpoints SET enabled = TRUE, disabled_reason = NULL, "
+    "enabled_at = CASE WHEN enabled THEN enabled_at ELSE :now END, "
     "failing_since = NULL WHERE id = :id"
 )
 IDS = driver_sql("SELECT id FROM webhook_endpoints ORDER BY id")
@@ -151,12 +167,15 @@ def update(db, endpoint_id, changes, now):
     with db.transaction() as cursor:
         if columns:
             assignments = ", ".join(f"{column} = :{column}" for column in sorted(columns))
+            if "events" in columns:  # the old ones still decide for events written before now
+                assignments += ", previous_events = events, events_changed_at = :now"
             sql = f"UPDATE webhook_endpoints SET {assignments} WHERE id = :id"
-            cursor.execute(driver_sql(sql)[db.dialect], {**columns, "id": endpoint_id})
+            values = {**columns, "id": endpoint_id, "now": db.bind_time(now)}
+            cursor.execute(driver_sql(sql)[db.dialect], values)
         if changes.get("enabled") is False:
             disable(db, cursor, endpoint_id, DISABLED_BY_API, now)
         elif changes.get("enabled") is True:
-            cursor.execute(ENABLE[db.dialect], {"id": endpoint_id})
+            cursor.execute(ENABLE[db.dialect], {"id": endpoint_id, "now": db.bind_time(now)})
         cursor.execute(SELECT_ONE[db.dialect], {"id": endpoint_id})
         row = cursor.fetchone()
     return _shown(db, row) if row else None
@@ -185,9 +204,14 @@ def delete(db, endpoint_id):
 
 
 def rotate(db, endpoint_id, sealed_secret, previous_until):
-    """Sign with a new sealed secret, and with the current one too until previous_until;
-    False when there is no such endpoint."""
-    values = {"id": endpoint_id, "secret": sealed_secret, "until": db.bind_time(previous_until)}
+    """Sign with a new sealed secret, and with the current one too until previous_until, and
+    with the previous one until its own overlap ends; False when there is no such endpoint."""
+    values = {
+        "id": endpoint_id,
+        "secret": sealed_secret,
+        "until": db.bind_time(previous_until),
+        "now": db.bind_time(utcnow()),
+    }
     with db.transaction() as cursor:
         cursor.execute(ROTATE[db.dialect], values)
         return cursor.rowcount == 1

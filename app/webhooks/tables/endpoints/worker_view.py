@@ -12,8 +12,11 @@ from . import DISABLED_FAILING
 # What the worker needs of every endpoint, read once a round: to fan out, send and judge.
 FOR_WORKER = driver_sql(
     "SELECT id, url, events, enabled, created_at, disabled_at, failing_since, secret, "
-    "previous_secret, previous_until FROM webhook_endpoints"
+    "previous_secret, previous_until, older_secret, older_until, enabled_at, previous_events, "
+    "events_changed_at FROM webhook_endpoints"
 )
+# Taken one row at a time, by ascending id, before any delivery row: the order of the API too.
+LOCK = driver_sql("SELECT id FROM webhook_endpoints WHERE id = :id FOR UPDATE")
 MARK_FAILING = driver_sql(
     "UPDATE webhook_endpoints SET failing_since = :now WHERE id = :id AND failing_since IS NULL"
 )
@@ -40,15 +43,27 @@ class Endpoint(NamedTuple):
     secret: str
     previous_secret: str | None
     previous_until: datetime.datetime | None
+    older_secret: str | None
+    older_until: datetime.datetime | None
+    enabled_at: datetime.datetime | None
+    previous_events: frozenset | None
+    events_changed_at: datetime.datetime | None
 
     def takes(self, event_type, at):
         """Whether an event of event_type written at at goes to this endpoint: subscribed, made
-        before it, and enabled then."""
+        before it, and enabled then (as far as its last change of each tells)."""
+        changed = self.events_changed_at is not None and at < self.events_changed_at
         return (
-            event_type in self.events
+            event_type in (self.previous_events if changed else self.events)
             and self.created_at <= at
-            and (self.enabled or (self.disabled_at is not None and self.disabled_at > at))
+            and self._enabled_at(at)
         )
+
+    def _enabled_at(self, at):
+        disabled = self.disabled_at is not None and self.disabled_at <= at
+        if not self.enabled:
+            return not disabled
+        return not (disabled and self.enabled_at is not None and at < self.enabled_at)
 
 
 def for_worker(db, cursor):
@@ -67,6 +82,11 @@ def for_worker(db, cursor):
             secret,
             previous,
             read(until),
+            older,
+            read(older_until),
+            read(enabled_at),
+            frozenset(json.loads(previous_events)) if previous_events else None,
+            read(events_changed_at),
         )
         for (
             endpoint_id,
@@ -79,8 +99,22 @@ def for_worker(db, cursor):
             secret,
             previous,
             until,
+            older,
+            older_until,
+            enabled_at,
+            previous_events,
+            events_changed_at,
         ) in cursor.fetchall()
     ]
+
+
+def lock(db, cursor, endpoint_ids):
+    """Lock these endpoints' rows in the cursor's transaction, by ascending id, so that two
+    workers, or a worker and a PATCH or DELETE (which lock the endpoint, then its deliveries),
+    never wait for each other in a circle."""
+    if db.is_sqlite or not endpoint_ids:  # SQLite's write transaction holds the whole database
+        return
+    cursor.executemany(LOCK[db.dialect], [{"id": each} for each in sorted(endpoint_ids)])
 
 
 def mark_failing(db, cursor, endpoint_id, now):

@@ -99,7 +99,8 @@ def sync_detailed(
 
      For PLANTSTORE_WEBHOOK_SECRET_OVERLAP seconds (a day by default) every attempt carries two
     signatures, the new secret's first, so that a receiver holding either verifies it; then
-    only the new one. The new secret is in this answer only.
+    only the new one. A secret replaced again within its overlap still signs until that overlap
+    ends: three signatures at most, newest first. The new secret is in this answer only.
 
     Args:
         id (str):
@@ -132,7 +133,8 @@ def sync(
 
      For PLANTSTORE_WEBHOOK_SECRET_OVERLAP seconds (a day by default) every attempt carries two
     signatures, the new secret's first, so that a receiver holding either verifies it; then
-    only the new one. The new secret is in this answer only.
+    only the new one. A secret replaced again within its overlap still signs until that overlap
+    ends: three signatures at most, newest first. The new secret is in this answer only.
 
     Args:
         id (str):
@@ -160,7 +162,8 @@ async def asyncio_detailed(
 
      For PLANTSTORE_WEBHOOK_SECRET_OVERLAP seconds (a day by default) every attempt carries two
     signatures, the new secret's first, so that a receiver holding either verifies it; then
-    only the new one. The new secret is in this answer only.
+    only the new one. A secret replaced again within its overlap still signs until that overlap
+    ends: three signatures at most, newest first. The new secret is in this answer only.
 
     Args:
         id (str):
@@ -191,7 +194,8 @@ async def asyncio(
 
      For PLANTSTORE_WEBHOOK_SECRET_OVERLAP seconds (a day by default) every attempt carries two
     signatures, the new secret's first, so that a receiver holding either verifies it; then
-    only the new one. The new secret is in this answer only.
+    only the new one. A secret replaced again within its overlap still signs until that overlap
+    ends: three signatures at most, newest first. The new secret is in this answer only.
 
     Args:
         id (str):
