@@ -33,6 +33,38 @@ from ratelimit_helpers import address_prefix
 worker_redis = factories.redis_proc(executable=redis_server())
 
 
+# The longest cases (`pytest --durations`, docs/development.md), longest first, started before
+# the others so that none is left running alone on one xdist worker at the end.
+LONGEST = (
+    "tests/openapi/test_openapi.py::test_service_conforms_to_its_document",
+    "tests/test_packaging.py::",
+    "tests/openapi/test_docs.py::test_try_it_out_in_chromium_after_authorizing",
+    "tests/webhooks/test_webhook_pace.py::",
+    "tests/webhooks/test_webhook_worker.py::",
+    "tests/database/test_migrations.py::test_two_processes_upgrading_at_once",
+    "tests/test_scale.py::",
+)
+# Module-scoped fixtures that start servers: a module using one runs on one xdist worker
+# (`--dist loadgroup`), which starts them once.
+SHARED_SERVERS = {"module_live_server", "framing_server", "limited"}
+
+
+def _start_rank(item):
+    for rank, prefix in enumerate(LONGEST):
+        if item.nodeid.startswith(prefix):
+            return 0, rank
+    return (1 if item.get_closest_marker("e2e") else 2), 0
+
+
+def pytest_collection_modifyitems(items):
+    """Longest cases first, then the other end-to-end ones, then those in process; each in
+    the order collected. A module whose tests share servers is one xdist group."""
+    items.sort(key=_start_rank)
+    for item in items:
+        if SHARED_SERVERS & set(item.fixturenames):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport():
     """Under CI (CI=true) a skip is a failure: there every case must run, none pass by skipping."""
