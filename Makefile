@@ -47,7 +47,7 @@ lint: $(VENV)/.test
 TEST_WORKERS ?= 4
 
 test: lint $(VENV)/.npm test-tools
-	$(BIN)/pytest -n $(TEST_WORKERS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # The Debian packages whose programs the suite runs: its own PostgreSQL and Redis servers, nginx
 # and Chromium. Installed here when run as root, else named (the tests needing them skip).

@@ -6,6 +6,7 @@ import sys
 import threading
 
 from app import create_app, database
+from app.config import DEFAULTS
 from app.database import migrate
 from harness.client import CONNECTION_ERRORS, http_request
 from harness.gunicorn import Gunicorn
@@ -99,6 +100,16 @@ def environment(settings):
     return {f"PLANTSTORE_{key}": str(value) for key, value in settings.items()}
 
 
+def settings_of(env):
+    """The PLANTSTORE_* settings of env, as create_app's overrides (the other way round)."""
+    prefix = "PLANTSTORE_"
+    return {
+        key.removeprefix(prefix): value
+        for key, value in env.items()
+        if key.startswith(prefix) and key.removeprefix(prefix) in DEFAULTS
+    }
+
+
 class Servers:
     """The gunicorn instances a fixture starts in folder, all with token, stopped together."""
 
@@ -155,7 +166,23 @@ class LiveServer(Gunicorn):
         self.wait_ready("/healthz", statuses={200} if release else {200, 503})
 
     def cli(self, *args):
-        """Run `flask --app wsgi ARGS` on this server's settings; return what it printed."""
+        """Run the command `flask --app wsgi ARGS` on this server's settings, in this process;
+        return what it printed.
+
+        Where a process of its own is not the point: one would spend a second of CPU importing
+        the app (command() runs one, for the cases where it is).
+        """
+        app = create_app(settings_of(self.env))
+        try:
+            result = app.test_cli_runner().invoke(args=list(args))
+        finally:
+            database.of(app).engine.dispose()
+        assert result.exit_code == 0, (result.output, result.exc_info)
+        return result.stdout
+
+    def command(self, *args):
+        """Run `flask --app wsgi ARGS`, a process of its own, on this server's settings; return
+        what it printed."""
         result = subprocess.run(
             [sys.executable, "-m", "flask", "--app", "wsgi", *args],
             cwd=ROOT,

@@ -1,22 +1,18 @@
 """Token lifecycle: `flask tokens create|list|revoke`, scopes and expiry."""
 
 import datetime
-import os
 import re
-import subprocess
-import sys
 import time
 
 import pytest
 from sqlalchemy import select
 
-from app import database
+from app import create_app, database
 from app.auth import READ_WRITE
 from app.database import metadata, utcnow
 from app.tokens import store as token_store
 from app.tokens.cli import LATEST_EXPIRY
 from app.tokens.lookup import token_hash
-from harness.processes import ROOT
 
 PLANT = {"id": 1, "name": "Fern"}
 
@@ -169,10 +165,11 @@ def test_bad_command_fails_cleanly(runner, issue, args, says):
 @pytest.mark.e2e
 def test_token_lifecycle_against_running_gunicorn(live_server, database_url):
     server = live_server(database_url, workers=2)
-    token = server.cli("tokens", "create", "live").splitlines()[-1]
+    # The commands as an operator runs them: processes of their own, beside gunicorn's.
+    token = server.command("tokens", "create", "live").splitlines()[-1]
     for _ in range(10):
         assert server.request("GET", "/plants", token=token).status == 200
-    server.cli("tokens", "revoke", "live")
+    server.command("tokens", "revoke", "live")
     statuses = {server.request("GET", "/plants", token=token).status for _ in range(20)}
     assert statuses == {401}
 
@@ -191,19 +188,14 @@ def test_times_are_listed_in_utc_whatever_the_database_zone(make_app, far_zone_u
 
 @pytest.mark.parametrize("days", ["inf", "nan", "1e12", "-inf"])
 def test_expiry_beyond_any_date_is_a_usage_error(tmp_path, days):
-    env = {**os.environ, "PLANTSTORE_DATABASE_URL": f"sqlite:///{tmp_path / 'tokens.sqlite'}"}
+    # In this process: click decides a usage error, and what it prints, alike in a process.
+    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'tokens.sqlite'}"})
     started = time.monotonic()
     command = ["tokens", "create", "x", "--expires-in", days]
-    result = subprocess.run(
-        [sys.executable, "-m", "flask", "--app", "wsgi", *command],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = app.test_cli_runner().invoke(args=command)
     assert time.monotonic() - started < 30
-    assert result.returncode == 2, result.stderr
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit), result.exc_info  # no traceback
     assert "--expires-in" in result.stderr
     assert "Traceback" not in result.stderr
     assert result.stdout == ""

@@ -45,6 +45,12 @@ def settled(cli, delivered, failed=0):
     )
 
 
+def no_pending(server):
+    """Whether `webhooks status` on a live server counts nothing pending: its first line, not
+    the "oldest pending: 0s" of a delivery made this second."""
+    return server.cli("webhooks", "status").startswith("pending: 0\n")
+
+
 def create_many(server, count):
     """Create plants 0 .. count-1 through the server; every one must be a 200."""
     for plant_id in range(count):
