@@ -168,7 +168,6 @@ def test_a_delivery_whose_worker_was_lost_on_its_last_attempt_fails(hooked, rece
         pytest.param({"WEBHOOK_RECEIVER_CONCURRENCY": "x"}, "RECEIVER", id="receivers' x"),
         pytest.param({"WEBHOOK_RETENTION": "x"}, "RETENTION", id="retention x"),
         pytest.param({"WEBHOOK_RETENTION_BATCH": 0}, "RETENTION_BATCH", id="no batch"),
-        pytest.param({"WEBHOOK_CLAIM_BATCH": "x"}, "CLAIM_BATCH", id="claim batch x"),
     ],
 )
 def test_bad_webhook_settings_stop_the_start(make_app, hooked_settings, settings, says):
