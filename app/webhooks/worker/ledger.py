@@ -54,13 +54,25 @@ class Ledger:
             self._write_windows(cursor, sizes)
             # What is sent in this round is the endpoints as they are now.
             self.directory.refresh(self.db, cursor)
-            subscribed = self.directory.endpoints.values()
-            fanout.fan_out(
-                self.db, cursor, self.urls, self.operator_types, subscribed, FANOUT_BATCH
-            )
             self._record(cursor, outcomes)
             queue.release(self.db, cursor, unsent)
-            return queue.claim(self.db, cursor, wants, self.lease, self.retries)
+            until = utcnow() + self.lease
+            # The most overdue first; what the windows still want comes claimed from the fan-out.
+            claimed = queue.claim(self.db, cursor, wants, until, self.retries)
+            left = dict(wants)
+            for delivery in claimed:
+                left[delivery.receiver] -= 1
+            subscribed = self.directory.endpoints.values()
+            return claimed + fanout.fan_out(
+                self.db,
+                cursor,
+                self.urls,
+                self.operator_types,
+                subscribed,
+                FANOUT_BATCH,
+                left,
+                until,
+            )
 
     def settle(self, outcomes, unsent):
         """Record the last outcomes, give back what was not sent, and take this worker's
