@@ -22,8 +22,9 @@ WINDOWS_INTERVAL, WINDOWS_LIFE = 0.5, 5
 
 
 class Ledger:
-    """Fans events out, records outcomes (and the endpoints they disable), gives back what was
-    not sent, reads the endpoints, and claims: the write lock once per round."""
+    """Reads the endpoints, records outcomes (and the endpoints they disable), gives back what
+    was not sent, claims, and fans events out, writing claimed what the windows still want;
+    writes the windows for /metrics: the write lock once per round."""
 
     def __init__(self, app):
         config = app.config
