@@ -44,8 +44,6 @@ DEFAULTS = {
     "WEBHOOK_CONCURRENCY": 256,
     "WEBHOOK_RECEIVER_CONCURRENCY": 4,
     "WEBHOOK_RECEIVER_CONCURRENCY_MAX": 128,
-    # Deliveries one claim may take for a receiver that answers, queued for its slots.
-    "WEBHOOK_CLAIM_BATCH": 256,
     # Seconds a delivered delivery is kept, and how many old ones one transaction deletes.
     "WEBHOOK_RETENTION": 7 * 24 * 3600,
     "WEBHOOK_RETENTION_BATCH": 1000,
@@ -170,7 +168,6 @@ def _check_webhooks(config):
         "WEBHOOK_MAX_ATTEMPTS",
         "WEBHOOK_CONCURRENCY",
         "WEBHOOK_RECEIVER_CONCURRENCY",
-        "WEBHOOK_CLAIM_BATCH",
         "WEBHOOK_RETENTION_BATCH",
         "WEBHOOK_MAX_ENDPOINTS",
     ):

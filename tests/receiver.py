@@ -10,6 +10,12 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 from app.webhooks.security.signatures import standard_secret
 
 
+class Server(ThreadingHTTPServer):
+    """A thread per connection, and room for a window's worth of connections opened at once."""
+
+    request_queue_size = 256
+
+
 class Receiver:
     """Answers each POST with the next scripted status (``status`` once the script runs out); a
     script entry may be (status, {header: value}).
@@ -56,7 +62,7 @@ class Receiver:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()

@@ -16,6 +16,7 @@ OWNERS = {
     "events": "app/webhooks/tables/events.py",
     "webhook_endpoints": "app/webhooks/tables/endpoints/",
     "webhook_disables": "app/webhooks/tables/disables.py",
+    "webhook_windows": "app/webhooks/tables/windows.py",
 }
 
 

@@ -39,7 +39,6 @@ BAD_SETTINGS = [
     ("PLANTSTORE_WEBHOOK_RECEIVER_CONCURRENCY", "x", "'x'"),
     # Below the floor a failing receiver is held to (4 by default).
     ("PLANTSTORE_WEBHOOK_RECEIVER_CONCURRENCY_MAX", "3", "'3'"),
-    ("PLANTSTORE_WEBHOOK_CLAIM_BATCH", "-1", "'-1'"),
     ("PLANTSTORE_WEBHOOK_RETENTION", "a week", "'a week'"),
     ("PLANTSTORE_WEBHOOK_RETENTION_BATCH", "0", "'0'"),
     ("PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS", "127.0.0.0/8,intranet", "'127.0.0.0/8,intranet'"),

@@ -14,7 +14,7 @@ from harness.processes import wait_for
 from harness.receivers import SilentReceiver
 from liveserver import environment
 from receiver import Receiver
-from webhook_helpers import SECRET, create, receiver_settings
+from webhook_helpers import SECRET, create, most_in_flight, published, receiver_settings
 
 # Events enough that one round fans out for a while: a fault lands in the middle of it.
 BACKLOG = 300
@@ -50,13 +50,6 @@ def table_counts(database_url):
 
     yield counts
     engine.dispose()
-
-
-def published(make_app, settings, count):
-    """Create plants 0 .. count-1 through an app with settings: their events wait."""
-    client = make_app(**settings).test_client()
-    for plant_id in range(count):
-        assert create(client, plant_id).status_code == 200
 
 
 def worker_env(database_url, settings):
@@ -185,19 +178,6 @@ def test_two_workers_fan_out_each_event_once(
     start_workers(env)
     start_workers(env)
     wait_for(lambda: each_got_each_once(three_receivers, BACKLOG), 60, "every event, once each")
-
-
-def most_in_flight(attempts):
-    """The most attempts open at once, from (opened, closed) times (closed None: still open)."""
-    edges = sorted(
-        [(opened, 1) for opened, _ in attempts]
-        + [(closed, -1) for _, closed in attempts if closed is not None]
-    )
-    most = current = 0
-    for _, step in edges:
-        current += step
-        most = max(most, current)
-    return most
 
 
 def most_within(arrivals, seconds):

@@ -68,3 +68,23 @@ def receiver_settings(secret, *urls, **extra):
         "WEBHOOK_TIMEOUT": 0.5,
         **extra,
     }
+
+
+def published(make_app, settings, count):
+    """Create plants 0 .. count-1 through an app with settings: their events wait."""
+    client = make_app(**settings).test_client()
+    for plant_id in range(count):
+        assert create(client, plant_id).status_code == 200
+
+
+def most_in_flight(attempts):
+    """The most attempts open at once, from (opened, closed) times (closed None: still open)."""
+    edges = sorted(
+        [(opened, 1) for opened, _ in attempts]
+        + [(closed, -1) for _, closed in attempts if closed is not None]
+    )
+    most = current = 0
+    for _, step in edges:
+        current += step
+        most = max(most, current)
+    return most

@@ -2,15 +2,17 @@
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-from ...database import DatabaseFailure
+from ...database import DatabaseFailure, utcnow
+from ..receivers import receiver_name
+from ..tables import windows
 from ..tables.deliveries import FAILED, PENDING
 from ..tables.disables import by_reason
 from .summary import per_receiver
 
 
 class DeliveryCollector:
-    """Pending and failed deliveries and the oldest pending age of each receiver, whichever
-    host delivers them, and the endpoints the workers disabled."""
+    """Pending and failed deliveries, the oldest pending age and the window of each receiver,
+    whichever host delivers them, and the endpoints the workers disabled."""
 
     def __init__(self, db, urls, logger):
         self.db = db
@@ -19,22 +21,23 @@ class DeliveryCollector:
 
     def describe(self):
         """The gauges' names, so that registering them reads no database."""
-        return self._families({}, {})
+        return self._families({}, {}, {})
 
     def collect(self):
         """The gauges now; nothing when the database fails."""
         try:
             receivers = per_receiver(self.db, self.urls)
             disables = by_reason(self.db)
+            sizes = windows.live(self.db, utcnow())
         except DatabaseFailure as error:
             self.logger.warning(
                 "metrics: webhook deliveries not read: %s", error.__class__.__name__
             )
             return []
-        return self._families(receivers, disables)
+        return self._families(receivers, disables, sizes)
 
     @staticmethod
-    def _families(receivers, disables):
+    def _families(receivers, disables, sizes):
         deliveries = GaugeMetricFamily(
             "plantstore_webhook_deliveries",
             "Webhook deliveries pending and failed, by receiver.",
@@ -57,4 +60,15 @@ class DeliveryCollector:
         )
         for reason in ("gone", "failing"):
             disabled.add_metric([reason], disables.get(reason, 0))
-        return [deliveries, oldest, disabled]
+        window = GaugeMetricFamily(
+            "plantstore_webhook_window",
+            "Attempts in flight the running workers allow a receiver now, summed over them, "
+            "as each last wrote it.",
+            labels=["receiver"],
+        )
+        named = {}
+        for key, size in sizes.items():
+            named[receiver_name(key)] = named.get(receiver_name(key), 0) + size
+        for name, size in named.items():
+            window.add_metric([name], size)
+        return [deliveries, oldest, disabled, window]

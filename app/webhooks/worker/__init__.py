@@ -8,8 +8,9 @@ A delivery's life, and the one function that does each step:
    transaction (``outbox.Outbox.publish``, ``tables.events.publish``).
 2. Fanned out. A round turns each event into one delivery row per receiver, pending, and
    deletes the event (``fanout.fan_out``, ``tables.deliveries.queue.insert``).
-3. Claimed. The same round leases the due deliveries each receiver's window has room for
-   (``tables.deliveries.queue.claim``); they wait in its queue (``windows.Windows.hold``).
+3. Claimed. The same round leases the due deliveries each receiver's window wants
+   (``windows.Windows.wants``, ``tables.deliveries.queue.claim``), then writes the new ones it
+   still wants already leased, in the fan-out; they wait in its queue (``windows.Windows.hold``).
 4. Sent. One attempt, signed with the receiver's keys (``loop.Worker._attempt``,
    ``sender.Sender.send``, ``targets.Directory``).
 5. Recorded. The attempt's Outcome (``retries.Retries.outcome``) is written in the next round
@@ -24,8 +25,9 @@ A delivery's life, and the one function that does each step:
    (``tables.deliveries.queue.delete_delivered``); every row of an endpoint goes with it
    (``tables.endpoints.delete``).
 
-A round's transaction does, in order: read the endpoints, fan out, record (and disable),
-give back, claim: the write lock once per round, whatever the number of deliveries.
+A round's transaction does, in order: write the windows for /metrics (every half second),
+read the endpoints, record (and disable), give back, claim, fan out: the write lock once per
+round, whatever the number of deliveries.
 """
 
 from .loop import Worker

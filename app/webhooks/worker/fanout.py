@@ -1,45 +1,58 @@
 """The fan-out: the worker turns each event into one delivery per receiver, off the request
-path, in the transaction that deletes the event."""
+path, in the transaction that deletes the event, and writes those its windows want already
+claimed by it."""
 
 import uuid
 
 from ..tables import events
-from ..tables.deliveries import FAILED, PENDING, queue
+from ..tables.deliveries import FAILED, PENDING, Delivery, queue
 
 # The last_error of a delivery to an endpoint disabled between its event and its fan-out.
 DISABLED = "endpoint disabled before the event was fanned out"
 
 
-def fan_out(db, cursor, urls, operator_types, subscribed, limit):
+def fan_out(db, cursor, urls, operator_types, subscribed, limit, wants, until):
     """Turn up to limit of the oldest events into one delivery per receiver, in the cursor's
-    transaction, and delete them.
+    transaction, and delete them; the Deliveries written claimed.
 
     The operator's receivers (urls) get the events of operator_types (names); each endpoint
     of subscribed (worker_view.Endpoint) gets those it was subscribed to and enabled for when
     they were written, failed when it has been disabled since. A delivery keeps its event's
-    creation time, so that its age counts from the change.
+    creation time, so that its age counts from the change. Up to wants[receiver] of a
+    receiver's are written claimed, leased until until, their first attempt counted: a claim
+    that costs no statement of its own.
     """
     rows = events.oldest(db, cursor, limit)
     if not rows:
-        return
-    deliveries = []
+        return []
+    deliveries, claimed, lease = [], [], db.bind_time(until)
     for _, event_type, body, created_at in rows:
         receivers = [(url, True) for url in urls] if event_type in operator_types else []
         at = db.read_time(created_at)
         receivers += [(each.id, each.enabled) for each in subscribed if each.takes(event_type, at)]
-        deliveries += [
-            {
-                "id": uuid.uuid4().hex,
-                "receiver": receiver,
-                "event": event_type,
-                "body": body,
-                "status": PENDING if enabled else FAILED,
-                "attempts": 0,
-                "created_at": created_at,
-                "next_attempt_at": created_at,
-                "last_error": None if enabled else DISABLED,
-            }
-            for receiver, enabled in receivers
-        ]
+        for receiver, enabled in receivers:
+            delivery = _new(receiver, event_type, body, created_at, enabled)
+            if enabled and wants.get(receiver, 0) > 0:
+                wants[receiver] -= 1
+                delivery.update(attempts=1, claimed_until=lease)
+                claimed.append(Delivery(delivery["id"], receiver, event_type, body, 1))
+            deliveries.append(delivery)
     queue.insert(db, cursor, deliveries)
     events.delete(db, cursor, [row[0] for row in rows])
+    return claimed
+
+
+def _new(receiver, event_type, body, created_at, enabled):
+    # A delivery's row, pending and not claimed (failed when its endpoint is disabled).
+    return {
+        "id": uuid.uuid4().hex,
+        "receiver": receiver,
+        "event": event_type,
+        "body": body,
+        "status": PENDING if enabled else FAILED,
+        "attempts": 0,
+        "created_at": created_at,
+        "next_attempt_at": created_at,
+        "claimed_until": None,
+        "last_error": None if enabled else DISABLED,
+    }

@@ -2,9 +2,12 @@
 settles a stop. Its methods run in the worker's database thread."""
 
 import datetime
+import time
+import uuid
 
 from ... import database, events
 from ...database import utcnow
+from ..tables import windows
 from ..tables.deliveries import queue
 from . import disabling, fanout
 from .retries import Retries
@@ -14,11 +17,14 @@ from .targets import Directory
 CLOCK_MARGIN = 5
 # Events one round fans out at most: a bounded transaction, so creates get the write lock soon.
 FANOUT_BATCH = 500
+# Seconds between two writes of the windows for /metrics, and how long /metrics believes one.
+WINDOWS_INTERVAL, WINDOWS_LIFE = 0.5, 5
 
 
 class Ledger:
-    """Fans events out, records outcomes (and the endpoints they disable), gives back what was
-    not sent, reads the endpoints, and claims: the write lock once per round."""
+    """Reads the endpoints, records outcomes (and the endpoints they disable), gives back what
+    was not sent, claims, and fans events out, writing claimed what the windows still want;
+    writes the windows for /metrics: the write lock once per round."""
 
     def __init__(self, app):
         config = app.config
@@ -38,26 +44,52 @@ class Ledger:
         self.lease = datetime.timedelta(
             seconds=2 * timeout + config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
         )
+        self.worker = uuid.uuid4().hex
+        self._windows_due = 0.0
 
-    def exchange(self, outcomes, unsent, wants):
+    def exchange(self, outcomes, unsent, wants, sizes):
         """One round's transaction, steps 2, 3 and 5 of a delivery's life (see the package's
-        docstring); the Deliveries claimed (up to wants[receiver] each)."""
+        docstring); the Deliveries claimed (up to wants[receiver] each). Every WINDOWS_INTERVAL,
+        the windows' sizes ({receiver: size}) are written for /metrics too."""
         with self.db.transaction() as cursor:
+            self._write_windows(cursor, sizes)
             # What is sent in this round is the endpoints as they are now.
             self.directory.refresh(self.db, cursor)
-            subscribed = self.directory.endpoints.values()
-            fanout.fan_out(
-                self.db, cursor, self.urls, self.operator_types, subscribed, FANOUT_BATCH
-            )
             self._record(cursor, outcomes)
             queue.release(self.db, cursor, unsent)
-            return queue.claim(self.db, cursor, wants, self.lease, self.retries)
+            until = utcnow() + self.lease
+            # The most overdue first; what the windows still want comes claimed from the fan-out.
+            claimed = queue.claim(self.db, cursor, wants, until, self.retries)
+            left = dict(wants)
+            for delivery in claimed:
+                left[delivery.receiver] -= 1
+            subscribed = self.directory.endpoints.values()
+            return claimed + fanout.fan_out(
+                self.db,
+                cursor,
+                self.urls,
+                self.operator_types,
+                subscribed,
+                FANOUT_BATCH,
+                left,
+                until,
+            )
 
     def settle(self, outcomes, unsent):
-        """Record the last outcomes and give back what was not sent (at a stop)."""
+        """Record the last outcomes, give back what was not sent, and take this worker's
+        windows off /metrics (at a stop)."""
         with self.db.transaction() as cursor:
             self._record(cursor, outcomes)
             queue.release(self.db, cursor, unsent)
+            windows.forget(self.db, cursor, self.worker)
+
+    def _write_windows(self, cursor, sizes):
+        if time.monotonic() < self._windows_due:
+            return
+        now = utcnow()
+        expires_at = now + datetime.timedelta(seconds=WINDOWS_LIFE)
+        windows.write(self.db, cursor, self.worker, sizes, now, expires_at)
+        self._windows_due = time.monotonic() + WINDOWS_INTERVAL
 
     def _record(self, cursor, outcomes):
         # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge.

@@ -22,12 +22,11 @@ from .windows import Windows
 
 # Longest pause of a worker whose database keeps failing, seconds.
 MAX_OUTAGE_PAUSE = 30
-# Shortest time between two claim-and-record transactions: outcomes gather into one batch, and
-# the creates get the write lock in between.
-BATCH_GAP = 0.1
-# Longest wait for the next claim within a poll interval of one that found deliveries: while
-# deliveries keep coming, the worker keeps claiming rather than wait for the poll interval.
-BUSY_POLL = 0.05
+# Longest wait for the next round within a poll interval of one that found deliveries: while
+# events keep coming, the worker fans them out and claims rather than wait for the poll interval.
+# Rounds every 50 ms cost 180 µs a delivery, every 100 ms 125 (docs/webhooks.md); a receiver
+# running low never waits for it.
+BUSY_POLL = 0.1
 # Seconds between two retention deletes while the last one found fewer rows than a batch.
 RETENTION_INTERVAL = 1
 # What a round's database work may raise: the worker pauses and tries again, whatever it is.
@@ -107,11 +106,9 @@ class Worker:
             try:
                 if not self._looked_for_other_receivers:
                     await self._find_other_receivers()
+                wants = self.windows.wants(self.directory.targets)
                 claimed = await self._in_db(
-                    self.ledger.exchange,
-                    outcomes,
-                    unsent,
-                    self.windows.wants(self.directory.targets),
+                    self.ledger.exchange, outcomes, unsent, wants, self.windows.sizes()
                 )
             except DATABASE_ERRORS as error:
                 self.outcomes[:0] = outcomes
@@ -122,7 +119,7 @@ class Worker:
             # An endpoint registered since the last round is claimed for in the next one, soon.
             if [key for key in self.directory.targets if self.windows.add(key)]:
                 self._found_work = time.monotonic()
-            self.windows.hold(claimed, send_by)
+            self.windows.hold(claimed, wants, send_by)
             if self.stopping:
                 break
             self._start_ready()
@@ -135,8 +132,10 @@ class Worker:
             failures = 0
             if claimed:
                 self._found_work = time.monotonic()
-            busy = time.monotonic() - self._found_work < self.poll_interval
-            await self._idle(BUSY_POLL if busy else self.poll_interval)
+            await self._idle(BUSY_POLL if self._busy() else self.poll_interval)
+
+    def _busy(self):
+        return time.monotonic() - self._found_work < self.poll_interval
 
     async def _find_other_receivers(self):
         # Deliveries to a receiver no longer configured are still sent, and deleted in time.
@@ -164,12 +163,13 @@ class Worker:
             answer, raised = await self._send(target, delivery)
             answered = answer.error is None
         finally:
-            self.windows.done(window, answered)
+            # A receiver running low claims at once; an idle worker records what ends.
+            if self.windows.done(window, answered) or not self._busy():
+                self._wake.set()
             if not self.stopping:
                 self._start_ready()
         outcome = self.retries.outcome(delivery, answer)
         self.outcomes.append(outcome)
-        self._wake.set()
         error = answer.error
         if error is None:
             # DEBUG: at the API's pace, a line per delivery would cost a third of the worker's CPU.
@@ -215,14 +215,10 @@ class Worker:
             self._next_retention = time.monotonic() + RETENTION_INTERVAL
 
     async def _idle(self, longest):
-        """Wait for an attempt to end (a slot is free, an outcome to record), at most longest
-        seconds; then a moment, so that outcomes come in batches."""
-        try:
+        """Wait at most longest seconds for a reason to claim now: a receiver running low, an
+        outcome of an idle worker, or a stop."""
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), longest)
-        except TimeoutError:
-            return
-        if not self.stopping:
-            await asyncio.sleep(BATCH_GAP)
 
     async def _pause(self, failures, error):
         pause = min(MAX_OUTAGE_PAUSE, self.poll_interval * 2**failures)
@@ -241,12 +237,13 @@ class Worker:
     async def _settle(self):
         """After stop(): let the attempts in flight end (each within the timeout), record them,
         and give back what was claimed but not sent. A database that stays down for longer
-        than its timeout leaves them to their leases: they are sent again when those end."""
+        than its timeout leaves them to their leases: they are sent again when those end (and
+        this worker's windows leave /metrics when theirs do)."""
         if self.tasks:
             await asyncio.wait(list(self.tasks))
         self.unsent += self.windows.drain()
         gives_up = time.monotonic() + self.db.timeout
-        while self.outcomes or self.unsent:
+        while True:
             try:
                 await self._in_db(self.ledger.settle, self.outcomes, self.unsent)
                 return

@@ -96,7 +96,9 @@ class Sender:
             ) as response:
                 status = response.status
                 length = 0 if status in BODILESS else response.content_length
-                if length is not None and length <= KEEP_BODY_LIMIT:
+                if length == 0:
+                    pass  # nothing to read: leaving the block gives the connection back
+                elif length is not None and length <= KEEP_BODY_LIMIT:
                     # Read within the deadline, so that the connection can carry the next one.
                     await response.read()
                 else:

@@ -2,44 +2,71 @@
 
 import collections
 import itertools
+import math
 import time
 
 from ..receivers import receiver_name
 
+# Seconds of sending a claim feeds a receiver that answers, at its measured rate: several
+# rounds' worth, so that a round slowed by the write lock does not leave it idle.
+CLAIM_AHEAD = 0.25
+
 
 class Window:
     """One receiver's window, by the receiver's key (an operator's URL or an endpoint's id): its
-    name for logs, its attempts in flight and how many it may have (size), its claimed
-    deliveries waiting for a slot, and whether its last attempt was answered with a 2xx."""
+    name for logs, its attempts in flight and how many it may have (size), where its slow start
+    ends (threshold), its claimed deliveries waiting for a slot, whether its last attempt was
+    answered with a 2xx, its rate of 2xx answers a second, and how many it may hold (depth)."""
 
-    def __init__(self, key, size):
+    def __init__(self, key, size, threshold):
         self.key = key
         self.name = receiver_name(key)
         self.in_flight = 0
         self.size = size
+        self.threshold = threshold
         self.queue = collections.deque()
         self.answering = False
+        self.rate = 0.0
+        self.depth = size
+        # Whether its last claim got all it asked for: more may be due in the outbox.
+        self.more = False
+        self.answers = 0
+        self.since = time.monotonic()
+
+    def measure(self, now):
+        """Fold the 2xx answers since the last measure into the rate: at once when it rises,
+        by half when it falls, so that one slow round does not shrink the next claim."""
+        elapsed = now - self.since
+        if elapsed <= 0:
+            return
+        sample = self.answers / elapsed
+        self.rate = sample if sample > self.rate else (self.rate + sample) / 2
+        self.answers, self.since = 0, now
 
 
 class Windows:
     """Every receiver's Window, by key, with the worker's bound on attempts in flight.
 
-    A receiver's window follows it as TCP's congestion window does: each 2xx while it has a
-    backlog adds 1/window (one slot per window of answers, up to RECEIVER_CONCURRENCY_MAX), so a
-    receiver far away gets the attempts in flight its distance needs; a failure or a timeout
-    puts it back to RECEIVER_CONCURRENCY, as a timeout resets TCP's, so a receiver that hangs or
-    fails holds those few slots, and is still tried on its schedule. A receiver that answers
-    holds up to ``claim_batch`` claimed deliveries, so that one claim feeds its slots for a
-    while; any other holds no more than its window, so that it never sits on deliveries it
-    cannot send.
+    A receiver's window opens as TCP's congestion window does: each 2xx while it has a backlog
+    adds a slot below its threshold (slow start: the window doubles every round trip), and
+    1/window above it (one slot a round trip), up to RECEIVER_CONCURRENCY_MAX. A failure or a
+    timeout puts it back to RECEIVER_CONCURRENCY, as a timeout resets TCP's, and lowers its
+    threshold to half the attempts it had in flight: a receiver that hangs or fails holds those
+    few slots, and is still tried on its schedule. A receiver that answers holds what it sends
+    in CLAIM_AHEAD seconds at its measured rate (and at least two windows), so that claims
+    follow its backlog; any other holds no more than its window, so that it never sits on
+    deliveries it cannot send.
     """
 
     def __init__(self, config):
         self.concurrency = config["WEBHOOK_CONCURRENCY"]
         self.base = config["WEBHOOK_RECEIVER_CONCURRENCY"]
         self.most = config["WEBHOOK_RECEIVER_CONCURRENCY_MAX"]
-        self.claim_batch = max(config["WEBHOOK_CLAIM_BATCH"], self.most)
-        self.by_key = {url: Window(url, self.base) for url in config["WEBHOOK_URLS"]}
+        # Claimed deliveries are sent within one timeout of their claim (see Ledger.lease).
+        self.ahead = min(CLAIM_AHEAD, config["WEBHOOK_TIMEOUT"] / 2)
+        self.by_key = {}
+        for url in config["WEBHOOK_URLS"]:
+            self.add(url)
         self.in_flight = 0
         self._turn = itertools.count()
 
@@ -48,7 +75,7 @@ class Windows:
         configured); whether it is new."""
         if key in self.by_key:
             return False
-        self.by_key[key] = Window(key, self.base)
+        self.by_key[key] = Window(key, self.base, self.most)
         return True
 
     def _in_turn(self):
@@ -61,20 +88,31 @@ class Windows:
         """{receiver: how many more deliveries it may hold now}, for the receivers in sendable,
         leaving out zeros."""
         wants = {}
+        now = time.monotonic()
         for window in self._in_turn():
             if window.key not in sendable:
                 continue
-            depth = self.claim_batch if window.answering else int(window.size)
-            count = depth - window.in_flight - len(window.queue)
+            window.measure(now)
+            window.depth = self._depth(window)
+            count = window.depth - window.in_flight - len(window.queue)
             if count > 0:
                 wants[window.key] = count
         return wants
 
-    def hold(self, claimed, send_by):
-        """Queue claimed Deliveries to be sent by send_by (time.monotonic()): after that, their
-        lease could end before their attempt does."""
+    def _depth(self, window):
+        if not window.answering:
+            return int(window.size)
+        return max(2 * int(window.size), math.ceil(window.rate * self.ahead))
+
+    def hold(self, claimed, wants, send_by):
+        """Queue claimed Deliveries (claimed for wants) to be sent by send_by
+        (time.monotonic()): after that, their lease could end before their attempt does."""
+        got = collections.Counter()
         for delivery in claimed:
             self.by_key[delivery.receiver].queue.append((send_by, delivery))
+            got[delivery.receiver] += 1
+        for key, count in wants.items():
+            self.by_key[key].more = got[key] >= count
 
     def ready(self, expired):
         """Take every queued delivery that a free slot can send now, as (window, delivery);
@@ -94,14 +132,25 @@ class Windows:
                 yield window, delivery
 
     def done(self, window, answered):
-        """An attempt through window ended; answered: with a 2xx. Its size follows."""
+        """An attempt through window ended; answered: with a 2xx. Its size follows; whether it
+        runs low on claimed deliveries while more are due, and so wants a claim now."""
+        flight = window.in_flight
         window.in_flight -= 1
         self.in_flight -= 1
         window.answering = answered
         if not answered:
+            window.threshold = max(self.base, flight // 2)
             window.size = self.base
-        elif window.queue and window.size < self.most:
-            window.size = min(self.most, window.size + 1 / window.size)
+            return False
+        window.answers += 1
+        if window.queue and window.size < self.most:
+            step = 1 if window.size < window.threshold else 1 / window.size
+            window.size = min(self.most, window.size + step)
+        return window.more and len(window.queue) < window.depth // 2
+
+    def sizes(self):
+        """{receiver: its window, whole slots}."""
+        return {key: int(window.size) for key, window in self.by_key.items()}
 
     def drain(self):
         """Empty every queue; the ids of the deliveries that were in them."""

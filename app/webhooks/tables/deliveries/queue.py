@@ -16,6 +16,7 @@ NEW = (
     "attempts",
     "created_at",
     "next_attempt_at",
+    "claimed_until",
     "last_error",
 )
 INSERT = driver_sql(sqlalchemy.insert(deliveries), column_keys=NEW)
@@ -67,15 +68,14 @@ RECEIVERS = driver_sql(
 )
 
 
-def claim(db, cursor, wants, lease, retries):
+def claim(db, cursor, wants, until, retries):
     """Claim, in the cursor's transaction, up to wants[receiver] due deliveries of each one.
 
-    Each claimed delivery is leased until now + lease and counts one more attempt; it is
-    returned as a Delivery. A delivery whose last attempt outlived its lease (its worker died)
-    is failed instead when retries allow it no other attempt.
+    Each claimed delivery is leased until until and counts one more attempt; it is returned
+    as a Delivery. A delivery whose last attempt outlived its lease (its worker died) is
+    failed instead when retries allow it no other attempt.
     """
-    now = utcnow()
-    bound = {"now": db.bind_time(now), "until": db.bind_time(now + lease)}
+    bound = {"now": db.bind_time(utcnow()), "until": db.bind_time(until)}
     claimed, lost = [], []
     for receiver, limit in wants.items():
         cursor.execute(DUE[db.dialect], {**bound, "receiver": receiver, "limit": limit})

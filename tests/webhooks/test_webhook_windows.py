@@ -1,0 +1,92 @@
+"""Each receiver's window, end to end on gunicorn and the real worker: it opens as TCP's does
+for a receiver far away, beside a black hole held to its few slots, and falls back at the first
+timeout; /metrics shows it (plantstore_webhook_window)."""
+
+import re
+import time
+
+import pytest
+
+from harness.processes import wait_for
+from harness.receivers import SilentReceiver
+from liveserver import environment
+from receiver import Receiver
+from webhook_helpers import SECRET, most_in_flight, published, receiver_settings
+
+pytestmark = pytest.mark.e2e
+BASE = 4  # PLANTSTORE_WEBHOOK_RECEIVER_CONCURRENCY's default
+FAR = 0.05  # seconds a receiver far away takes to answer
+
+
+@pytest.fixture
+def far():
+    """A receiver that answers 204 after 50 ms; every request must verify."""
+    server = Receiver(SECRET, status=204)
+    server.delay = FAR
+    yield server
+    server.close()
+    assert server.unverified == []
+
+
+def window_of(server, receiver):
+    """plantstore_webhook_window of receiver (its URL) on server's /metrics; 0 when absent."""
+    page = server.request("GET", "/metrics").body.decode()
+    found = re.search(rf'^plantstore_webhook_window\{{receiver="{receiver}"\}} (\S+)$', page, re.M)
+    return float(found.group(1)) if found else 0.0
+
+
+def stack(live_server, database_url, make_app, start_workers, backlog, *urls, **extra):
+    """backlog events for urls, waiting; gunicorn on them; then the worker: the server, and when
+    the worker said it delivers (time.monotonic())."""
+    settings = receiver_settings(SECRET, *urls, WEBHOOK_POLL_INTERVAL=0.1, **extra)
+    published(make_app, settings, backlog)
+    server = live_server(database_url, **environment(settings))
+    _, log = start_workers(server.env)
+    wait_for(lambda: "Delivering webhooks" in log.read_text(), 30, "the worker to start")
+    return server
+
+
+def test_a_receiver_50_ms_away_opens_to_64_within_2_s_beside_a_black_hole(
+    live_server, database_url, make_app, start_workers, far
+):
+    hole = SilentReceiver()
+    try:
+        server = stack(
+            live_server,
+            database_url,
+            make_app,
+            start_workers,
+            2000,
+            hole.url,
+            far.url,
+            WEBHOOK_TIMEOUT=2,
+        )
+        wait_for(lambda: far.arrivals, 30, "the first delivery to the far receiver")
+        first = far.arrivals[0]
+        wait_for(lambda: window_of(server, far.url) >= 64, 10, "the far receiver's window at 64")
+        opened = time.monotonic() - first
+        assert opened <= 2, opened
+        assert window_of(server, hole.url) <= BASE
+        assert most_in_flight(hole.attempts) <= BASE
+    finally:
+        hole.close()
+
+
+def test_a_receiver_that_answers_then_times_out_falls_back_at_once(
+    live_server, database_url, make_app, start_workers, far
+):
+    timeout = 0.5
+    server = stack(
+        live_server, database_url, make_app, start_workers, 3000, far.url, WEBHOOK_TIMEOUT=timeout
+    )
+    wait_for(lambda: window_of(server, far.url) >= 16, 10, "the window to open")
+    far.delay = 4 * timeout  # from now on, every attempt times out
+    switched = time.monotonic()
+    wait_for(lambda: window_of(server, far.url) == BASE, 5, "the window back to its floor")
+    assert time.monotonic() - switched <= timeout + 1.5
+    # The first hung attempt times out one timeout after it arrived: from then on, no more than
+    # the floor's attempts start in any timeout.
+    fallen = next(at for at in list(far.arrivals) if at >= switched) + timeout + 0.1
+    wait_for(lambda: far.arrivals[-1] >= fallen + timeout, 10, "attempts past the fallback")
+    after = [at for at in list(far.arrivals) if fallen <= at < fallen + timeout]
+    assert 0 < len(after) <= BASE, after
