@@ -35,7 +35,7 @@ def fan_out(db, cursor, urls, operator_types, subscribed, limit, wants, until):
             if enabled and wants.get(receiver, 0) > 0:
                 wants[receiver] -= 1
                 delivery.update(attempts=1, claimed_until=lease)
-                claimed.append(Delivery(delivery["id"], receiver, event_type, body, 1))
+                claimed.append(Delivery(delivery["id"], receiver, event_type, body, 1, lease))
             deliveries.append(delivery)
     queue.insert(db, cursor, deliveries)
     events.delete(db, cursor, [row[0] for row in rows])

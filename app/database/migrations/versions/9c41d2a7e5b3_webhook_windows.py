@@ -1,7 +1,7 @@
 """Each worker's window per receiver, written as it delivers, so that /metrics shows them.
 
 Revision ID: 9c41d2a7e5b3
-Revises: 633e8f9f8966
+Revises: c5685d991243
 Create Date: 2026-11-25 23:40:00.000000
 """
 
@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "9c41d2a7e5b3"
-down_revision = "633e8f9f8966"
+down_revision = "c5685d991243"
 branch_labels = None
 depends_on = None
 
