@@ -71,7 +71,7 @@ class Sender:
     @staticmethod
     def headers(target, delivery_id, event, body):
         """Every header of one attempt, signed at this attempt's time with each of the
-        target's keys (two during a rotation's overlap, the new one first)."""
+        target's keys (up to three during rotations' overlaps, the newest first)."""
         timestamp = int(time.time())
         return {
             "Content-Type": "application/json",
