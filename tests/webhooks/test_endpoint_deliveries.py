@@ -3,6 +3,7 @@ real workers (two on PostgreSQL), verified by receivers with the standardwebhook
 
 import json
 import re
+import time
 
 import pytest
 from cryptography.fernet import Fernet
@@ -128,6 +129,24 @@ def test_disabling_fails_pending_deliveries_and_recover_sends_them_once_enabled(
         lambda: statuses(admin.deliveries(endpoint["id"])) == ["delivered"] * 3, 30, "recovery"
     )
     assert {body["id"] for _, body in events_of(receiver)} == {0, 1, 2}
+
+
+def test_a_disabled_endpoint_s_delivered_rows_still_go_after_the_retention(
+    endpoint_stack, make_receiver
+):
+    receiver = make_receiver()
+    retention = 2
+    server, admin, start = endpoint_stack(WEBHOOK_RETENTION=retention)
+    endpoint = admin.register(receiver.url)
+    receiver.verify_with(endpoint["secret"])
+    start()
+    server.request("POST", "/plants", {"id": 1, "name": "Fern"})
+    wait_for(lambda: statuses(admin.deliveries(endpoint["id"])) == ["delivered"], 30, "delivery")
+    delivered = time.monotonic()
+    admin.patch(endpoint["id"], enabled=False)
+    # Retention reads the receivers the outbox holds, not only those the worker sends to.
+    wait_for(lambda: admin.deliveries(endpoint["id"]) == [], retention + 10, "the deletion")
+    assert time.monotonic() - delivered < retention + 5
 
 
 def test_resend_sends_a_delivered_delivery_again_under_its_id(endpoint_stack, make_receiver):

@@ -15,12 +15,16 @@ FIRST_ANSWER_DELAY = 2
 
 
 class FirstAnswerLate(Receiver):
-    """Answers its first request after FIRST_ANSWER_DELAY seconds, every other one at once."""
+    """Answers its first request after first_delay seconds, every other one at once."""
+
+    def __init__(self, first_delay=FIRST_ANSWER_DELAY):
+        self.first_delay = first_delay
+        super().__init__()
 
     @property
     def delay(self):
         """Read by the handler after it recorded the request: the first one waits."""
-        return FIRST_ANSWER_DELAY if len(self.requests) <= 1 else 0
+        return self.first_delay if len(self.requests) <= 1 else 0
 
     @delay.setter
     def delay(self, _value):
@@ -51,6 +55,41 @@ def test_a_resend_during_an_attempt_in_flight_gets_its_own_attempts(endpoint_sta
         assert (delivery["status"], delivery["response_status"]) == ("delivered", 200)
         assert delivery["attempts"] == 1
         assert receiver.deliveries() == [delivery_id, delivery_id]
+    finally:
+        receiver.close()
+    assert receiver.unverified == []
+
+
+def test_a_resend_of_a_delivery_waiting_for_a_slot_keeps_its_fresh_attempts(endpoint_stack):
+    timeout = 2
+    receiver = FirstAnswerLate(first_delay=timeout + 1)
+    try:
+        # Two claimed in one round, one slot: the second waits in the queue while the first
+        # hangs, and its time to be sent runs out when the first times out.
+        server, admin, start = endpoint_stack(
+            WEBHOOK_CONCURRENCY=1, WEBHOOK_RECEIVER_CONCURRENCY=2, WEBHOOK_TIMEOUT=timeout
+        )
+        endpoint = admin.register(receiver.url, events=["plant.created"])
+        receiver.verify_with(endpoint["secret"])
+        for plant_id in (1, 2):
+            server.request("POST", "/plants", {"id": plant_id, "name": "Fern"})
+        (_, _), *others = start()
+        for other, _ in others:  # another worker would claim the second one at once
+            other.kill()
+        wait_for(lambda: receiver.requests, 30, "the first attempt")
+        hung = receiver.deliveries()[0]
+        (queued,) = {each["id"] for each in admin.deliveries(endpoint["id"])} - {hung}
+        resent = time.monotonic()
+        admin.resend(endpoint["id"], queued)
+
+        def queued_one():
+            return next(each for each in admin.deliveries(endpoint["id"]) if each["id"] == queued)
+
+        wait_for(lambda: queued_one()["status"] == "delivered", 30, "the resent delivery")
+        assert time.monotonic() - resent < timeout + 3
+        # The claim it had when it was resent gives nothing back: one attempt, the resend's.
+        assert queued_one()["attempts"] == 1
+        assert receiver.deliveries().count(queued) == 1
     finally:
         receiver.close()
     assert receiver.unverified == []

@@ -92,3 +92,18 @@ def test_a_receiver_that_answers_then_times_out_falls_back_at_once(
     after = [at for at in list(far.arrivals) if fallen <= at < fallen + timeout]
     together = max(sum(at <= other < at + timeout / 2 for other in after) for at in after)
     assert 0 < together <= BASE, after
+
+
+def test_a_deleted_endpoint_s_window_leaves_metrics(endpoint_stack, make_receiver):
+    receiver = make_receiver()
+    server, admin, start = endpoint_stack()
+    endpoint = admin.register(receiver.url)
+    receiver.verify_with(endpoint["secret"])
+    start()
+    server.request("POST", "/plants", {"id": 1, "name": "Fern"})
+    wait_for(lambda: window_of(server, endpoint["id"]) > 0, 30, "the endpoint's window")
+    admin.delete(endpoint["id"])
+    deleted = time.monotonic()
+    # The workers forget a receiver that has nothing left, and /metrics its window in 5 s.
+    wait_for(lambda: window_of(server, endpoint["id"]) == 0, 30, "the window gone")
+    assert time.monotonic() - deleted < 5 + 2

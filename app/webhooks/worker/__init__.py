@@ -12,7 +12,7 @@ A delivery's life, and the one function that does each step:
    (``windows.Windows.wants``, ``tables.deliveries.queue.claim``), then writes the new ones it
    still wants already leased, in the fan-out; they wait in its queue (``windows.Windows.hold``).
 4. Sent. One attempt, signed with the receiver's keys (``loop.Worker._attempt``,
-   ``sender.Sender.send``, ``targets.Directory``).
+   ``sender.Sender.send``, ``targets.Targets``).
 5. Recorded. The attempt's Outcome (``retries.Retries.outcome``) is written in the next round
    (``tables.deliveries.queue.record``), with what it says of an endpoint
    (``disabling.judge``); a claimed delivery not sent is given back

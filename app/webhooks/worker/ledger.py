@@ -11,7 +11,7 @@ from ..tables import windows
 from ..tables.deliveries import queue
 from . import disabling, fanout
 from .retries import Retries
-from .targets import Directory
+from .targets import Targets
 
 # Seconds a lease allows beyond the attempt and its recording, for clocks of hosts that differ.
 CLOCK_MARGIN = 5
@@ -33,7 +33,7 @@ class Ledger:
         self.urls = config["WEBHOOK_URLS"]
         self.disable_after = config["WEBHOOK_DISABLE_AFTER"]
         self.retries = Retries(config)
-        self.directory = Directory(config, app.logger)
+        self.targets = Targets(config, app.logger)
         self.operator_types = {
             name for name, event_type in events.types(app).items() if event_type.operator
         }
@@ -54,7 +54,7 @@ class Ledger:
         with self.db.transaction() as cursor:
             self._write_windows(cursor, sizes)
             # What is sent in this round is the endpoints as they are now.
-            self.directory.refresh(self.db, cursor)
+            self.targets.refresh(self.db, cursor)
             self._record(cursor, outcomes)
             queue.release(self.db, cursor, unsent)
             until = utcnow() + self.lease
@@ -63,7 +63,7 @@ class Ledger:
             left = dict(wants)
             for delivery in claimed:
                 left[delivery.receiver] -= 1
-            subscribed = self.directory.endpoints.values()
+            subscribed = self.targets.endpoints.values()
             return claimed + fanout.fan_out(
                 self.db,
                 cursor,
@@ -95,7 +95,7 @@ class Ledger:
         # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge.
         disabling.lock(self.db, cursor, outcomes)
         queue.record(self.db, cursor, outcomes)
-        known = self.directory.endpoints
+        known = self.targets.endpoints
         for endpoint_id, reason in disabling.judge(
             self.db, cursor, outcomes, utcnow(), self.disable_after, known
         ):

@@ -5,7 +5,6 @@ import asyncio
 import concurrent.futures
 import contextlib
 import datetime
-import logging
 import math
 import signal
 import time
@@ -17,6 +16,7 @@ from ...database import DatabaseFailure, Unavailable
 from ..receivers import is_endpoint
 from ..tables.deliveries import queue
 from .ledger import Ledger
+from .retries import said
 from .sender import Answer, Sender
 from .windows import Windows
 
@@ -44,7 +44,7 @@ class Worker:
         self.logger = app.logger
         self.config = config
         self.ledger = Ledger(app)
-        self.directory = self.ledger.directory
+        self.targets = self.ledger.targets
         self.retries = self.ledger.retries
         self.poll_interval = config["WEBHOOK_POLL_INTERVAL"]
         self.timeout = config["WEBHOOK_TIMEOUT"]
@@ -106,7 +106,7 @@ class Worker:
             try:
                 if not self._looked_for_other_receivers:
                     await self._find_other_receivers()
-                wants = self.windows.wants(self.directory.targets)
+                wants = self.windows.wants(self.targets.by_receiver)
                 claimed = await self._in_db(
                     self.ledger.exchange, outcomes, unsent, wants, self.windows.sizes()
                 )
@@ -117,9 +117,10 @@ class Worker:
                 await self._pause(failures, error)
                 continue
             # An endpoint registered since the last round is claimed for in the next one, soon.
-            if [key for key in self.directory.targets if self.windows.add(key)]:
+            if [key for key in self.targets.by_receiver if self.windows.add(key)]:
                 self._found_work = time.monotonic()
             self.windows.hold(claimed, wants, send_by)
+            self.windows.forget(self.targets.by_receiver)
             if self.stopping:
                 break
             self._start_ready()
@@ -140,9 +141,8 @@ class Worker:
     async def _find_other_receivers(self):
         # Deliveries to a receiver no longer configured are still sent, and deleted in time.
         for receiver in await self._in_db(queue.receivers, self.db):
-            self.windows.add(receiver)
             if not is_endpoint(receiver):
-                self.directory.keep(receiver)
+                self.targets.keep(receiver)
         self._looked_for_other_receivers = True
 
     def _start_ready(self):
@@ -153,10 +153,10 @@ class Worker:
             task.add_done_callback(self.tasks.discard)
 
     async def _attempt(self, window, delivery):
-        target = self.directory.get(delivery.receiver)
+        target = self.targets.get(delivery.receiver)
         if target is None:  # deleted or disabled since it was claimed: its row says so
             self.windows.done(window, False)
-            self.unsent.append(delivery.id)
+            self.unsent.append(delivery)
             return
         answered = False
         try:
@@ -170,23 +170,7 @@ class Worker:
                 self._start_ready()
         outcome = self.retries.outcome(delivery, answer)
         self.outcomes.append(outcome)
-        error = answer.error
-        if error is None:
-            # DEBUG: at the API's pace, a line per delivery would cost a third of the worker's CPU.
-            level, said = logging.DEBUG, "delivered"
-        elif outcome.retry_at is None:
-            level, said = logging.WARNING, f"{error}; no attempts left, kept as failed"
-        else:
-            level, said = logging.INFO, error
-        self.logger.log(
-            level,
-            "delivery %s to %s attempt %d: %s",
-            delivery.id,
-            window.name,
-            delivery.attempts,
-            said,
-            exc_info=raised,
-        )
+        said(self.logger, window.name, delivery, outcome, raised)
 
     async def _send(self, target, delivery):
         """The Answer of one attempt, and the exception it raised (None when it raised none): an
@@ -205,11 +189,7 @@ class Worker:
         if time.monotonic() < self._next_retention:
             return
         deleted = await self._in_db(
-            queue.delete_delivered,
-            self.db,
-            list(self.windows.by_key),
-            self.retention,
-            self.retention_batch,
+            queue.delete_delivered, self.db, self.retention, self.retention_batch
         )
         if deleted < self.retention_batch:
             self._next_retention = time.monotonic() + RETENTION_INTERVAL

@@ -22,9 +22,10 @@ class Target(NamedTuple):
     guarded: bool
 
 
-class Directory:
-    """{receiver: Target}: the operator's URLs, and every enabled endpoint by its id; and every
-    endpoint as last read (endpoints.Endpoint), for the fan-out and the disabling."""
+class Targets:
+    """The Target of each receiver (by_receiver): the operator's URLs, and every enabled
+    endpoint by its id; and every endpoint as last read (endpoints.Endpoint), for the fan-out
+    and the disabling."""
 
     def __init__(self, config, logger):
         self.logger = logger
@@ -33,7 +34,7 @@ class Directory:
         self.operator = {
             url: Target(url, receiver_name(url), (secret,), False) for url in config["WEBHOOK_URLS"]
         }
-        self.targets = dict(self.operator)
+        self.by_receiver = dict(self.operator)
         self.endpoints = {}
         self._unreadable = set()
         self._keys = {}
@@ -44,7 +45,7 @@ class Directory:
         """Send to an operator's URL no longer configured too, as the operator's receivers are
         sent to: its deliveries still pending were promised, and go out or fail in time."""
         if url not in self.operator:
-            self.operator[url] = self.targets[url] = Target(
+            self.operator[url] = self.by_receiver[url] = Target(
                 url, receiver_name(url), (self.secret,), False
             )
 
@@ -53,6 +54,9 @@ class Directory:
         targets = dict(self.operator)
         now = utcnow()
         read = {each.id: each for each in endpoints.for_worker(db, cursor)}
+        # Only what the endpoints hold now is kept: deleted ones and replaced secrets go.
+        self._unreadable &= read.keys()
+        opened, self._keys = self._keys, {}
         if read and self._warn_unsealed:
             self.logger.warning(UNSEALED)
             self._warn_unsealed = False
@@ -64,17 +68,17 @@ class Directory:
                 sealed.append(each.previous_secret)
             if each.older_secret is not None and each.older_until > now:
                 sealed.append(each.older_secret)
-            keys = self._open(each.id, sealed)
+            keys = self._open(each.id, sealed, opened)
             if keys:
                 targets[each.id] = Target(each.url, each.id, keys, True)
         self.endpoints = read
-        self.targets = targets
+        self.by_receiver = targets
 
-    def _open(self, endpoint_id, sealed):
+    def _open(self, endpoint_id, sealed, opened):
         # Opened once per stored text, not at every reading: Fernet's check costs as much as a
         # claim. An unreadable one is said once: its deliveries wait for a key that opens it.
         try:
-            return tuple(self._key(each) for each in sealed)
+            return tuple(self._key(each, opened) for each in sealed)
         except UnreadableSecret as error:
             if endpoint_id not in self._unreadable:
                 self.logger.error(
@@ -83,13 +87,12 @@ class Directory:
                 self._unreadable.add(endpoint_id)
             return None
 
-    def _key(self, sealed):
-        key = self._keys.get(sealed)
-        if key is None:
-            key = self._keys[sealed] = signing_key(self.keyring.open(sealed))
+    def _key(self, sealed, opened):
+        key = opened.get(sealed) or signing_key(self.keyring.open(sealed))
+        self._keys[sealed] = key
         return key
 
     def get(self, receiver):
         """The Target of receiver, or None when it is no longer sent to (an endpoint deleted or
         disabled)."""
-        return self.targets.get(receiver)
+        return self.by_receiver.get(receiver)

@@ -78,6 +78,13 @@ class Windows:
         self.by_key[key] = Window(key, self.base, self.most)
         return True
 
+    def forget(self, sendable):
+        """Drop the windows of receivers no longer in sendable (an endpoint deleted or
+        disabled) once nothing of theirs is in flight or queued."""
+        for key, window in list(self.by_key.items()):
+            if key not in sendable and not window.in_flight and not window.queue:
+                del self.by_key[key]
+
     def _in_turn(self):
         # The receiver served first turns round, so that none starves the others.
         windows = list(self.by_key.values())
@@ -116,7 +123,7 @@ class Windows:
 
     def ready(self, expired):
         """Take every queued delivery that a free slot can send now, as (window, delivery);
-        the ids of those whose time to be sent has passed go to expired."""
+        those whose time to be sent has passed go to expired."""
         now = time.monotonic()
         for window in self._in_turn():
             queue = window.queue
@@ -125,7 +132,7 @@ class Windows:
                     break
                 send_by, delivery = queue.popleft()
                 if now > send_by:
-                    expired.append(delivery.id)
+                    expired.append(delivery)
                     continue
                 window.in_flight += 1
                 self.in_flight += 1
@@ -153,8 +160,8 @@ class Windows:
         return {key: int(window.size) for key, window in self.by_key.items()}
 
     def drain(self):
-        """Empty every queue; the ids of the deliveries that were in them."""
-        ids = [delivery.id for r in self.by_key.values() for _, delivery in r.queue]
+        """Empty every queue; the Deliveries that were in them."""
+        deliveries = [delivery for r in self.by_key.values() for _, delivery in r.queue]
         for window in self.by_key.values():
             window.queue.clear()
-        return ids
+        return deliveries

@@ -52,7 +52,7 @@ RECORD = driver_sql(
 )
 RELEASE = driver_sql(
     "UPDATE deliveries SET claimed_until = NULL, attempts = attempts - 1 "
-    "WHERE id = :id AND status = 'pending'"
+    "WHERE id = :id AND status = 'pending' AND claimed_until = :claim"
 )
 EXPIRED = skip_locked(
     "SELECT id FROM deliveries WHERE receiver = :receiver AND status = 'delivered' "
@@ -123,19 +123,22 @@ def record(db, cursor, outcomes):
     cursor.executemany(RECORD[db.dialect], rows)
 
 
-def release(db, cursor, ids):
-    """Give back claimed deliveries that were not sent, with the attempt they were given."""
-    if ids:
-        cursor.executemany(RELEASE[db.dialect], [{"id": delivery_id} for delivery_id in ids])
+def release(db, cursor, deliveries):
+    """Give back claimed Deliveries that were not sent, with the attempt they were given: each
+    only while its claim holds, so that a resend's fresh attempts are left as they are."""
+    if deliveries:
+        rows = [{"id": each.id, "claim": each.claim} for each in deliveries]
+        cursor.executemany(RELEASE[db.dialect], rows)
 
 
-def delete_delivered(db, receivers, older_than, limit):
-    """Delete up to limit deliveries to receivers delivered more than older_than ago; how many
-    went."""
+def delete_delivered(db, older_than, limit):
+    """Delete up to limit deliveries delivered more than older_than ago, whichever their
+    receiver (configured, an endpoint disabled, or neither); how many went."""
     cutoff = db.bind_time(utcnow() - older_than)
     ids = []
+    held = receivers(db)  # read before the write lock is taken
     with db.transaction() as cursor:
-        for receiver in receivers:
+        for receiver in held:
             left = {"receiver": receiver, "cutoff": cutoff, "limit": limit - len(ids)}
             cursor.execute(EXPIRED[db.dialect], left)
             ids += [{"id": row[0]} for row in cursor.fetchall()]
