@@ -4,11 +4,12 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 
 import pytest
-from sqlalchemy import inspect, text
+from sqlalchemy import create_engine, inspect, text
 
-from app import database
+from app import create_app, database
 from app.database import metadata, migrate
 from harness.processes import ROOT, wait_for
 from helpers import TOKEN
@@ -174,6 +175,39 @@ def test_downgrading_the_events_revision_refuses_while_an_event_waits(engine, cl
     )
     assert revisions(engine) == {HEAD}
     assert len(rows(engine)["events"]) == 1
+
+
+def test_downgrading_the_events_revision_waits_for_an_event_being_written(postgres_url):
+    app = create_app({"TESTING": True, "DATABASE_URL": postgres_url, "API_TOKENS": TOKEN})
+    runner = app.test_cli_runner()
+    engine = create_engine(postgres_url)
+    try:
+        assert runner.invoke(args=["db", "upgrade", EVENTS_REVISION]).exit_code == 0
+        writer = engine.connect()
+        writing = writer.begin()
+        event = {"type": "plant.created", "body": "{}", "created_at": NOW}
+        writer.execute(metadata.tables["events"].insert(), event)
+        ended = []
+        downgrade = ["db", "downgrade", f"{EVENTS_REVISION}-1"]
+        thread = threading.Thread(target=lambda: ended.append(runner.invoke(args=downgrade)))
+        thread.start()
+        wait_for(lambda: waiting_locks(engine), 10, "the downgrade to wait for the writer")
+        writing.commit()  # the event lands while the downgrade waits: it must see it
+        writer.close()
+        thread.join(30)
+        (result,) = ended
+        assert result.exit_code == 1, result.output
+        assert "1 event(s) wait to be fanned out" in result.output
+        assert len(rows(engine)["events"]) == 1
+    finally:
+        engine.dispose()
+        database.of(app).engine.dispose()
+
+
+def waiting_locks(engine):
+    """How many locks PostgreSQL sessions wait for."""
+    with engine.connect() as conn:
+        return conn.execute(text("SELECT count(*) FROM pg_locks WHERE NOT granted")).scalar()
 
 
 TAG_INDEX_REVISION = "633e8f9f8966"

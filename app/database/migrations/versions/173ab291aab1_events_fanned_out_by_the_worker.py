@@ -31,7 +31,11 @@ def upgrade():
 
 def downgrade():
     """Drop the events table, refusing while an event waits: it would be lost."""
-    waiting = op.get_bind().execute(sa.text("SELECT COUNT(*) FROM events")).scalar()
+    bind = op.get_bind()
+    if bind.dialect.name == "postgresql":
+        # No event written between the count and the drop (SQLite's BEGIN IMMEDIATE holds them).
+        op.execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
+    waiting = bind.execute(sa.text("SELECT COUNT(*) FROM events")).scalar()
     if waiting:
         raise CommandError(
             f"{waiting} event(s) wait to be fanned out: run the webhook worker until none "

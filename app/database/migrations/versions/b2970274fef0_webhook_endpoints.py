@@ -59,7 +59,11 @@ def upgrade():
 def downgrade():
     """Back to deliveries by URL, refusing while an endpoint exists: its deliveries and secret
     would be lost."""
-    endpoints = op.get_bind().execute(sa.text("SELECT COUNT(*) FROM webhook_endpoints")).scalar()
+    bind = op.get_bind()
+    if bind.dialect.name == "postgresql":
+        # No endpoint registered between the count and the drop (SQLite's BEGIN IMMEDIATE holds).
+        op.execute("LOCK TABLE webhook_endpoints IN ACCESS EXCLUSIVE MODE")
+    endpoints = bind.execute(sa.text("SELECT COUNT(*) FROM webhook_endpoints")).scalar()
     if endpoints:
         raise CommandError(
             f"{endpoints} webhook endpoint(s) exist: delete them through the API, then downgrade"
