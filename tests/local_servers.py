@@ -4,6 +4,7 @@ pytest-postgresql is not used: it runs pg_ctl as the current user, which Postgre
 root (CI runs as root), so the servers here run as the `postgres` user when the suite is root.
 """
 
+import contextlib
 import os
 import pathlib
 import pwd
@@ -13,6 +14,7 @@ import subprocess
 import tempfile
 
 import pytest
+from mirakuru.exceptions import ExecutorError
 from pytest_redis.executor import RedisExecutor
 
 from harness.processes import free_port
@@ -23,6 +25,8 @@ REDIS_URL_VARIABLE = "PLANTSTORE_TEST_REDIS_URL"
 SERVER_USER = "postgres"
 # Throwaway data: nothing needs to survive a crash, so nothing waits for the disk.
 POSTGRES_OPTIONS = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+# Free ports a server is tried on: another process may bind one between the look and the start.
+PORT_TRIES = 5
 
 
 def _debian_version(bin_dir):
@@ -78,6 +82,19 @@ def _as_server_user(command, folder):
         raise RuntimeError(f"{command[0]} failed in {folder}: {done.stderr or done.stdout}")
 
 
+def _on_a_free_port(start, refused):
+    """Call start(port) on a free port, and on another while one was taken meanwhile (start
+    then raises refused), PORT_TRIES times at most; the port it started on."""
+    for _ in range(PORT_TRIES - 1):
+        port = free_port()
+        with contextlib.suppress(refused):
+            start(port)
+            return port
+    port = free_port()
+    start(port)
+    return port
+
+
 def _server_folder(prefix):
     # Not under pytest's temporary folders: they are private to root, the server's owner is not.
     folder = pathlib.Path(tempfile.mkdtemp(prefix=prefix))
@@ -113,8 +130,11 @@ class PrivatePostgres:
     def __init__(self, template):
         self.bin_dir = template.bin_dir
         self.dir = template.copy()
-        self.port = free_port()
+        self.port = _on_a_free_port(self._start_on, RuntimeError)
         self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
+
+    def _start_on(self, port):
+        self.port = port
         self.start()
 
     def _pg_ctl(self, *args):
@@ -156,16 +176,21 @@ class PrivateRedis:
     """A redis-server of its own on a free port, which a test may stop, start and freeze."""
 
     def __init__(self, program, folder):
+        self.program, self.folder = program, folder
+        self.server = None
+        port = _on_a_free_port(self._start_on, ExecutorError)
+        self.url = f"redis://127.0.0.1:{port}/0"
+
+    def _start_on(self, port):
         self.server = RedisExecutor(
-            program,
+            self.program,
             databases=1,
             redis_timeout=0,
             loglevel="warning",
             host="127.0.0.1",
-            port=free_port(),
-            datadir=folder,
+            port=port,
+            datadir=self.folder,
         )
-        self.url = f"redis://127.0.0.1:{self.server.port}/0"
         self.start()
 
     def start(self):
