@@ -131,17 +131,25 @@ def test_disabling_fails_pending_deliveries_and_recover_sends_them_once_enabled(
     assert {body["id"] for _, body in events_of(receiver)} == {0, 1, 2}
 
 
-def test_a_disabled_endpoint_s_delivered_rows_still_go_after_the_retention(
-    endpoint_stack, make_receiver
-):
-    receiver = make_receiver()
-    retention = 2
-    server, admin, start = endpoint_stack(WEBHOOK_RETENTION=retention)
+def delivered_once(endpoint_stack, receiver, **settings):
+    """gunicorn and its workers with settings, an endpoint for receiver, and one plant created
+    and delivered to it: (admin, endpoint, the delivery)."""
+    server, admin, start = endpoint_stack(**settings)
     endpoint = admin.register(receiver.url)
     receiver.verify_with(endpoint["secret"])
     start()
     server.request("POST", "/plants", {"id": 1, "name": "Fern"})
     wait_for(lambda: statuses(admin.deliveries(endpoint["id"])) == ["delivered"], 30, "delivery")
+    return admin, endpoint, admin.deliveries(endpoint["id"])[0]
+
+
+def test_a_disabled_endpoint_s_delivered_rows_still_go_after_the_retention(
+    endpoint_stack, make_receiver
+):
+    retention = 2
+    admin, endpoint, _ = delivered_once(
+        endpoint_stack, make_receiver(), WEBHOOK_RETENTION=retention
+    )
     delivered = time.monotonic()
     admin.patch(endpoint["id"], enabled=False)
     # Retention reads the receivers the outbox holds, not only those the worker sends to.
@@ -151,13 +159,7 @@ def test_a_disabled_endpoint_s_delivered_rows_still_go_after_the_retention(
 
 def test_resend_sends_a_delivered_delivery_again_under_its_id(endpoint_stack, make_receiver):
     receiver = make_receiver()
-    server, admin, start = endpoint_stack()
-    endpoint = admin.register(receiver.url)
-    receiver.verify_with(endpoint["secret"])
-    start()
-    server.request("POST", "/plants", {"id": 1, "name": "Fern"})
-    wait_for(lambda: statuses(admin.deliveries(endpoint["id"])) == ["delivered"], 30, "delivery")
-    delivery = admin.deliveries(endpoint["id"])[0]
+    admin, endpoint, delivery = delivered_once(endpoint_stack, receiver)
     admin.resend(endpoint["id"], delivery["id"])
     wait_for(lambda: len(receiver.requests) == 2, 30, "the resend")
     assert receiver.deliveries() == [delivery["id"], delivery["id"]]
