@@ -1,17 +1,19 @@
 """A receiver removed from PLANTSTORE_WEBHOOK_URLS while it still has deliveries pending: they
-are still sent, as the docs say, and none stays pending for good."""
+are still sent, as the docs say, or fail at once when no secret is left to sign them with; none
+stays pending for good."""
 
 import signal
 import time
 
 import pytest
 
+from app.database import utcnow
+from app.webhooks.worker.loop import UNSIGNED
+from endpoint_helpers import add_delivery
 from harness.processes import wait_for
 from liveserver import environment
 from receiver import Receiver
-from webhook_helpers import SECRET
-
-pytestmark = pytest.mark.e2e
+from webhook_helpers import SECRET, running, settled, status_of
 
 
 def pending(server, url):
@@ -23,6 +25,7 @@ def pending(server, url):
 
 
 # Which receivers the worker sends to: the database plays no part, so SQLite alone.
+@pytest.mark.e2e
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_a_removed_receivers_pending_delivery_is_still_sent(
     live_server, database_url, receiver, start_workers
@@ -57,3 +60,18 @@ def test_a_removed_receivers_pending_delivery_is_still_sent(
     finally:
         other.close()
     assert other.unverified == []
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_removed_receivers_pending_delivery_fails_at_once_with_no_secret_to_sign_it(
+    make_app, receiver
+):
+    app = make_app(WEBHOOK_POLL_INTERVAL=0.05)  # no receiver configured, and so no secret
+    add_delivery(app, receiver.url, status="pending", attempts=1, next_attempt_at=utcnow())
+    cli = app.test_cli_runner()
+    with running(app):
+        started = time.monotonic()
+        wait_for(lambda: settled(cli, delivered=0, failed=1), 10, lambda: status_of(cli))
+        assert time.monotonic() - started < 5
+    assert UNSIGNED in status_of(cli)
+    assert receiver.requests == []  # never signed with an empty secret

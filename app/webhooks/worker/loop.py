@@ -13,7 +13,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ... import database
 from ...database import DatabaseFailure, Unavailable
-from ..receivers import is_endpoint
+from ..receivers import is_endpoint, receiver_name
 from ..tables.deliveries import queue
 from .ledger import Ledger
 from .retries import said
@@ -31,6 +31,8 @@ BUSY_POLL = 0.1
 RETENTION_INTERVAL = 1
 # What a round's database work may raise: the worker pauses and tries again, whatever it is.
 DATABASE_ERRORS = (DatabaseFailure, SQLAlchemyError)
+# last_error of the pending deliveries to a URL no longer configured, with no secret set.
+UNSIGNED = "no PLANTSTORE_WEBHOOK_SECRET to sign with, and the receiver is no longer configured"
 
 
 class Worker:
@@ -141,8 +143,12 @@ class Worker:
     async def _find_other_receivers(self):
         # Deliveries to a receiver no longer configured are still sent, and deleted in time.
         for receiver in await self._in_db(queue.receivers, self.db):
-            if not is_endpoint(receiver):
-                self.targets.keep(receiver)
+            if is_endpoint(receiver) or self.targets.keep(receiver):
+                continue
+            failed = await self._in_db(queue.fail_pending, self.db, receiver, UNSIGNED)
+            if failed:
+                name = receiver_name(receiver)
+                self.logger.warning("%d delivery(ies) to %s failed: %s", failed, name, UNSIGNED)
         self._looked_for_other_receivers = True
 
     def _start_ready(self):
