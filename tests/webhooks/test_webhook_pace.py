@@ -123,8 +123,9 @@ def test_sigterm_lets_attempts_in_flight_end_records_them_and_leaves_nothing_cla
     signalled = time.monotonic()
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=timeout + 10) == 0, log.read_text()
-    # Attempts in flight end by their timeout, and are recorded at once.
-    assert time.monotonic() - signalled < timeout + 1, log.read_text()
+    # Attempts in flight end by their timeout, and are recorded at once: the rest is the
+    # process's exit, which a loaded machine slows, far short of a lease (19 s here).
+    assert time.monotonic() - signalled < timeout + 3, log.read_text()
     assert "Webhook worker stopped." in log.read_text()
     assert outbox(where="claimed_until IS NOT NULL") == {}
     # Every attempt a receiver saw is counted, and none that it did not see.
