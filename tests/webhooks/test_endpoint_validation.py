@@ -2,6 +2,7 @@
 and message, on POST and PATCH, through HTTP on both backends; and the address rule's bounded
 wait for DNS."""
 
+import socket
 import threading
 import time
 
@@ -9,6 +10,7 @@ import pytest
 from marshmallow import ValidationError
 
 from app.webhooks.api import registration
+from app.webhooks.worker.sender import NotPublic, guarded_sockets
 from endpoint_helpers import URL, register, send
 from helpers import assert_error, issue_admin_token
 
@@ -70,6 +72,16 @@ VALID = {"url": URL}
             {"url": "https://a\u200bb.example/"},
             "url: Not a valid URL: its host is not a valid name.",
             id="host with a zero-width space",
+        ),
+        pytest.param(
+            {"url": "http://[v1.a:b]/x"},
+            "url: Not a valid URL: its host is not a valid name.",
+            id="IPvFuture host, a literal the client reads as IPv6",
+        ),
+        pytest.param(
+            {"url": "http://[vF.localhost]/x"},
+            "url: Not a valid URL: its host is not a valid name.",
+            id="IPvFuture host, a name in brackets",
         ),
         pytest.param(
             {"url": "https://a.example/\u0000"},
@@ -240,6 +252,13 @@ def _resolving_to(address, waiting=None):
         return [(None, None, None, "", (address, 0))]
 
     return resolve
+
+
+def test_the_connection_guard_refuses_what_is_not_an_address():
+    # A row stored before registration refused IPvFuture hosts: aiohttp reads one as IPv6.
+    socket_to = guarded_sockets([])
+    with pytest.raises(NotPublic, match=r"v1\.a:b is not an address"):
+        socket_to((socket.AF_INET6, socket.SOCK_STREAM, 0, "", ("v1.a:b", 80, 0, 0)))
 
 
 def test_a_name_is_refused_when_any_address_it_resolves_to_is_not_public():

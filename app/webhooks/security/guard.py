@@ -8,6 +8,7 @@ IPv6 address that carries an IPv4 address is judged by that address too.
 """
 
 import ipaddress
+from urllib.parse import urlsplit
 
 
 def _last_32_bits(ip):
@@ -23,7 +24,8 @@ def _networks(rows):
 
 
 # Never public: (network, why), from IANA's special-purpose registries (the rows not globally
-# reachable), with multicast and the deprecated ranges that no receiver lives in.
+# reachable, but for 2001::/23's unallocated rest), with multicast and the deprecated ranges
+# that no receiver lives in.
 NOT_PUBLIC = _networks(
     (
         ("0.0.0.0/8", "this network: 0.0.0.0 reaches the host itself"),
@@ -55,11 +57,12 @@ NOT_PUBLIC = _networks(
         ("ff00::/8", "multicast: no one receiver"),
     )
 )
-# IPv6 outside global unicast (2000::/3) is reserved by the IETF or listed above: not public.
+# IPv6 outside global unicast (2000::/3) is reserved by the IETF or listed above: not public,
+# but for the carriers below whose IPv4 alone is judged (IPv4-mapped, NAT64).
 GLOBAL_UNICAST = ipaddress.ip_network("2000::/3")
 
-# IPv6 addresses that carry an IPv4 address: (network, the carried address or None, whether the
-# carried address alone is judged, why it is judged).
+# IPv6 addresses that carry an IPv4 address: (network, a function giving the carried address
+# or None, whether the carried address alone is judged, why it is judged).
 CARRIERS = _networks(
     (
         ("::ffff:0:0/96", _last_32_bits, True, "IPv4-mapped: the socket connects to the IPv4"),
@@ -107,6 +110,11 @@ def host(url):
     found = URL(url).raw_host
     if not found:
         raise ValueError("no host")
+    # Brackets hold an IPv6 address alone: yarl drops them around an "IPvFuture" ([v1.x]).
+    bracketed = urlsplit(url).netloc.rpartition("@")[2].startswith("[")
+    address = literal(found)
+    if bracketed and (address is None or ipaddress.ip_address(address).version != 6):
+        raise ValueError("not an IPv6 address in brackets")
     return found
 
 

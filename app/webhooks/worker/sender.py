@@ -41,7 +41,10 @@ def guarded_sockets(allowed):
 
     def socket_to(addr_info):
         family, kind, proto, _name, address = addr_info
-        why = guard.refusal(address[0], allowed)
+        try:
+            why = guard.refusal(address[0], allowed)
+        except ValueError:  # not an address at all: nothing to connect to
+            why = f"{address[0]} is not an address"
         if why:
             raise NotPublic(errno.EACCES, why)
         return socket.socket(family, kind, proto)
