@@ -26,8 +26,10 @@ A delivery's life, and the one function that does each step:
    (``tables.endpoints.delete``).
 
 A round's transaction does, in order: write the windows for /metrics (every half second),
-read the endpoints, record (and disable), give back, claim, fan out: the write lock once per
-round, whatever the number of deliveries.
+lock the endpoints the outcomes may write, read the endpoints, record (and disable), give back,
+claim, fan out, count the endpoints disabled: the write lock once per round, whatever the number
+of deliveries. Once a second, apart, ``ledger.Ledger.tidy`` deletes old delivered rows and
+settles the strays of endpoints disabled or deleted while a round read them.
 """
 
 from .loop import Worker

@@ -17,7 +17,8 @@ def lock(db, cursor, outcomes):
 
 def judge(db, cursor, outcomes, now, disable_after, known):
     """Follow each endpoint's failures by the last of its outcomes (Outcomes), in the cursor's
-    transaction, and disable those that must be: [(endpoint id, reason)] of those disabled.
+    transaction, and disable those that must be: [(endpoint id, reason, counted as)] of those
+    disabled, for count().
 
     known is {endpoint id: worker_view.Endpoint} as read in this transaction: an endpoint's
     failure time is written only when it changes. Disabling fails the endpoint's pending
@@ -45,6 +46,11 @@ def judge(db, cursor, outcomes, now, disable_after, known):
         cutoff = now - datetime.timedelta(seconds=disable_after)
         if since <= cutoff and worker_view.disable_failing(db, cursor, endpoint_id, now, cutoff):
             disabled.append((endpoint_id, endpoints.DISABLED_FAILING, "failing"))
+    return disabled
+
+
+def count(db, cursor, disabled):
+    """Count the endpoints judge() disabled on /metrics: last in the transaction, so that the
+    counter's row is held to the commit alone, never while a delivery row is awaited."""
     for _, _, counted in disabled:
         disables.count_disable(db, cursor, counted)
-    return [(endpoint_id, reason) for endpoint_id, reason, _ in disabled]

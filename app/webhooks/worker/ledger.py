@@ -7,8 +7,10 @@ import uuid
 
 from ... import database, events
 from ...database import utcnow
+from ..receivers import is_endpoint
 from ..tables import windows
 from ..tables.deliveries import queue
+from ..tables.endpoints import worker_view
 from . import disabling, fanout
 from .retries import Retries
 from .targets import Targets
@@ -53,9 +55,7 @@ class Ledger:
         the windows' sizes ({receiver: size}) are written for /metrics too."""
         with self.db.transaction() as cursor:
             self._write_windows(cursor, sizes)
-            # What is sent in this round is the endpoints as they are now.
-            self.targets.refresh(self.db, cursor)
-            self._record(cursor, outcomes)
+            disabled = self._record(cursor, outcomes)
             queue.release(self.db, cursor, unsent)
             until = utcnow() + self.lease
             # The most overdue first; what the windows still want comes claimed from the fan-out.
@@ -64,7 +64,7 @@ class Ledger:
             for delivery in claimed:
                 left[delivery.receiver] -= 1
             subscribed = self.targets.endpoints.values()
-            return claimed + fanout.fan_out(
+            claimed += fanout.fan_out(
                 self.db,
                 cursor,
                 self.urls,
@@ -74,14 +74,39 @@ class Ledger:
                 left,
                 until,
             )
+            disabling.count(self.db, cursor, disabled)
+            return claimed
 
     def settle(self, outcomes, unsent):
         """Record the last outcomes, give back what was not sent, and take this worker's
         windows off /metrics (at a stop)."""
         with self.db.transaction() as cursor:
-            self._record(cursor, outcomes)
+            disabled = self._record(cursor, outcomes)
             queue.release(self.db, cursor, unsent)
             windows.forget(self.db, cursor, self.worker)
+            disabling.count(self.db, cursor, disabled)
+
+    def tidy(self, retention, batch):
+        """Delete up to batch deliveries delivered more than retention ago; then settle the
+        strays of endpoints disabled or deleted (see worker_view.settle_strays). How many
+        deliveries the first step deleted."""
+        receivers = queue.receivers(self.db)
+        deleted = queue.delete_delivered(self.db, receivers, retention, batch)
+        strays = list(self._strays(receivers))
+        if strays:
+            with self.db.transaction() as cursor:
+                worker_view.settle_strays(self.db, cursor, strays)
+        return deleted
+
+    def _strays(self, receivers):
+        # A write transaction only where a stray may be: an endpoint deleted, or one disabled
+        # that still has a pending delivery.
+        for each in receivers:
+            endpoint = self.targets.endpoints.get(each)
+            if not is_endpoint(each) or (endpoint is not None and endpoint.enabled):
+                continue
+            if endpoint is None or queue.any_pending(self.db, each):
+                yield each
 
     def _write_windows(self, cursor, sizes):
         if time.monotonic() < self._windows_due:
@@ -92,11 +117,14 @@ class Ledger:
         self._windows_due = time.monotonic() + WINDOWS_INTERVAL
 
     def _record(self, cursor, outcomes):
-        # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge.
+        # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge. The
+        # endpoints they may write are locked before all are read (what is sent in this round
+        # is the endpoints as they are now), so that the read is what is written over.
         disabling.lock(self.db, cursor, outcomes)
+        self.targets.refresh(self.db, cursor)
         queue.record(self.db, cursor, outcomes)
         known = self.targets.endpoints
-        for endpoint_id, reason in disabling.judge(
-            self.db, cursor, outcomes, utcnow(), self.disable_after, known
-        ):
+        disabled = disabling.judge(self.db, cursor, outcomes, utcnow(), self.disable_after, known)
+        for endpoint_id, reason, _ in disabled:
             self.logger.warning("webhook endpoint %s disabled: %s", endpoint_id, reason)
+        return disabled

@@ -190,13 +190,12 @@ class Worker:
         return answer, None
 
     async def _keep_retention(self):
-        """Delete a batch of delivered rows past the retention, once a second, or at once
-        again while whole batches go."""
+        """Delete a batch of delivered rows past the retention, and settle the strays of
+        endpoints disabled or deleted (Ledger.tidy), once a second, or at once again while
+        whole batches go."""
         if time.monotonic() < self._next_retention:
             return
-        deleted = await self._in_db(
-            queue.delete_delivered, self.db, self.retention, self.retention_batch
-        )
+        deleted = await self._in_db(self.ledger.tidy, self.retention, self.retention_batch)
         if deleted < self.retention_batch:
             self._next_retention = time.monotonic() + RETENTION_INTERVAL
 

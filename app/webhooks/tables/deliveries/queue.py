@@ -60,6 +60,9 @@ EXPIRED = skip_locked(
     "AND next_attempt_at < :cutoff LIMIT :limit"
 )
 DELETE = driver_sql("DELETE FROM deliveries WHERE id = :id")
+ANY_PENDING = driver_sql(
+    "SELECT 1 FROM deliveries WHERE receiver = :receiver AND status = 'pending' LIMIT 1"
+)
 # Every receiver in the outbox, one index lookup each (a loose index scan, which neither
 # backend makes of SELECT DISTINCT).
 RECEIVERS = driver_sql(
@@ -132,14 +135,13 @@ def release(db, cursor, deliveries):
         cursor.executemany(RELEASE[db.dialect], rows)
 
 
-def delete_delivered(db, older_than, limit):
-    """Delete up to limit deliveries delivered more than older_than ago, whichever their
-    receiver (configured, an endpoint disabled, or neither); how many went."""
+def delete_delivered(db, receivers, older_than, limit):
+    """Delete up to limit deliveries to receivers (those the outbox holds: configured, an
+    endpoint disabled, or neither) delivered more than older_than ago; how many went."""
     cutoff = db.bind_time(utcnow() - older_than)
     ids = []
-    held = receivers(db)  # read before the write lock is taken
     with db.transaction() as cursor:
-        for receiver in held:
+        for receiver in receivers:
             left = {"receiver": receiver, "cutoff": cutoff, "limit": limit - len(ids)}
             cursor.execute(EXPIRED[db.dialect], left)
             ids += [{"id": row[0]} for row in cursor.fetchall()]
@@ -155,6 +157,13 @@ def fail_pending(db, receiver, error):
     with db.transaction() as cursor:
         cursor.execute(FAIL_PENDING[db.dialect], {"id": receiver, "error": error})
         return cursor.rowcount
+
+
+def any_pending(db, receiver):
+    """Whether receiver has a pending delivery (one index lookup)."""
+    with db.cursor() as cursor:
+        cursor.execute(ANY_PENDING[db.dialect], {"receiver": receiver})
+        return cursor.fetchone() is not None
 
 
 def receivers(db):

@@ -17,6 +17,7 @@ FOR_WORKER = driver_sql(
 )
 # Taken one row at a time, by ascending id, before any delivery row: the order of the API too.
 LOCK = driver_sql("SELECT id FROM webhook_endpoints WHERE id = :id FOR UPDATE")
+STATE = driver_sql("SELECT enabled, disabled_reason FROM webhook_endpoints WHERE id = :id")
 MARK_FAILING = driver_sql(
     "UPDATE webhook_endpoints SET failing_since = :now WHERE id = :id AND failing_since IS NULL"
 )
@@ -115,6 +116,20 @@ def lock(db, cursor, endpoint_ids):
     if db.is_sqlite or not endpoint_ids:  # SQLite's write transaction holds the whole database
         return
     cursor.executemany(LOCK[db.dialect], [{"id": each} for each in sorted(endpoint_ids)])
+
+
+def settle_strays(db, cursor, endpoint_ids):
+    """Fail the pending deliveries of those endpoints that are disabled, and delete every
+    delivery of those deleted, in the cursor's transaction, the endpoints locked first: rows a
+    fan-out wrote from a read made before a PATCH or a DELETE committed (PostgreSQL)."""
+    lock(db, cursor, endpoint_ids)
+    for endpoint_id in sorted(endpoint_ids):
+        cursor.execute(STATE[db.dialect], {"id": endpoint_id})
+        row = cursor.fetchone()
+        if row is None:
+            log.delete(db, cursor, endpoint_id)
+        elif not row[0]:
+            log.fail_pending(db, cursor, endpoint_id, row[1])
 
 
 def mark_failing(db, cursor, endpoint_id, now):
