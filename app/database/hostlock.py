@@ -5,6 +5,10 @@ import os
 import threading
 import time
 
+# Seconds a writer that finds the holder stuck still waits: the lock it found taken may be its
+# own helper's, woken by the holder's end and about to hand it over.
+HANDOVER = 0.05
+
 
 class LockTimeout(Exception):
     """Another writer held the lock for longer than the wait allowed."""
@@ -21,7 +25,8 @@ class HostLock:
     slow holder costs other writers at most their timeout and never the lock for good.
 
     A holder that has kept the lock from the helper for longer than a writer may wait in all is
-    stuck (stopped, hung): unless one non-blocking try finds it gone, that writer fails at once.
+    stuck (stopped, hung): unless one non-blocking try finds it gone, that writer fails at once
+    (within HANDOVER, in case the helper has just taken the lock).
     Otherwise each writer of a single-threaded worker would wait its whole timeout in turn, the
     last one in its queue for many timeouts.
     """
@@ -62,6 +67,7 @@ class HostLock:
         return self._fd
 
     def _acquire(self, fd, timeout, deadline):
+        stuck = False
         with self._handover:
             # With a helper still waiting on this descriptor, only the helper may take the lock:
             # a non-blocking attempt would succeed on the descriptor the helper is about to hold.
@@ -72,15 +78,18 @@ class HostLock:
                 except BlockingIOError:
                     self._helper, self._helper_since = threading.Event(), time.monotonic()
                     threading.Thread(target=self._wait_in_kernel, args=(fd,), daemon=True).start()
-            elif time.monotonic() - self._helper_since >= timeout and not self._free_now():
-                raise LockTimeout(f"another writer has held {self.path} for over {timeout:.1f}s")
+            else:
+                stuck = time.monotonic() - self._helper_since >= timeout and not self._free_now()
             acquired = self._helper
             self._waiting = True
-        acquired.wait(max(0.0, deadline - time.monotonic()))
+        longest = deadline - time.monotonic()
+        acquired.wait(max(0.0, min(HANDOVER, longest) if stuck else longest))
         with self._handover:
             self._waiting = False
             if acquired.is_set():
                 return
+        if stuck:
+            raise LockTimeout(f"another writer has held {self.path} for over {timeout:.1f}s")
         raise LockTimeout(f"another writer held {self.path} for too long")
 
     def _free_now(self):
@@ -102,6 +111,10 @@ class HostLock:
             with self._handover:
                 self._helper = None  # the next writer asks the kernel again
             return
+        self._hand_over(fd)
+
+    def _hand_over(self, fd):
+        # The lock is this process's: to the writer waiting for it, else let go.
         with self._handover:
             done, self._helper = self._helper, None
             if self._waiting:

@@ -130,3 +130,30 @@ def test_writer_finds_a_holder_that_let_go_before_the_helper_noticed(lock_path):
     assert not free_for_another_process(lock_path)
     lock.release()
     assert free_for_another_process(lock_path)
+
+
+class SlowHandOver(HostLock):
+    """A HostLock whose helper, once it holds the lock, hands it over only when a writer waits
+    for it: a helper woken by the holder's end, not yet scheduled again."""
+
+    def __init__(self, path):
+        super().__init__(path)
+        self.holds = threading.Event()
+
+    def _hand_over(self, fd):
+        self.holds.set()
+        wait_for(lambda: self._waiting, 5, "a writer waiting")
+        super()._hand_over(fd)
+
+
+def test_writer_gets_the_lock_that_its_helper_took_as_the_holder_ended(lock_path):
+    lock = SlowHandOver(str(lock_path))
+    holder = gave_up(lock)
+    holder.end()
+    lock.holds.wait(5)
+    # The holder kept the lock past this writer's whole timeout, and the lock is still taken:
+    # by this process's own helper, which hands it over rather than the writer failing.
+    lock.acquire(0.2)
+    assert not free_for_another_process(lock_path)
+    lock.release()
+    assert free_for_another_process(lock_path)
