@@ -67,7 +67,6 @@ class HostLock:
         return self._fd
 
     def _acquire(self, fd, timeout, deadline):
-        stuck = False
         with self._handover:
             # With a helper still waiting on this descriptor, only the helper may take the lock:
             # a non-blocking attempt would succeed on the descriptor the helper is about to hold.
@@ -76,6 +75,7 @@ class HostLock:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     return
                 except BlockingIOError:
+                    stuck = False
                     self._helper, self._helper_since = threading.Event(), time.monotonic()
                     threading.Thread(target=self._wait_in_kernel, args=(fd,), daemon=True).start()
             else:
