@@ -6,7 +6,7 @@ import threading
 import time
 
 # Seconds a writer that finds the holder stuck still waits: the lock it found taken may be its
-# own helper's, woken by the holder's end and about to hand it over.
+# own helper's, woken by the holder's end an instant before it could say so (_helper_holds).
 HANDOVER = 0.05
 
 
@@ -41,6 +41,8 @@ class HostLock:
         self._helper = None
         # When the helper began to wait in the kernel: how long the holder has kept the lock.
         self._helper_since = 0.0
+        # Whether the helper has the lock from the kernel and is about to hand it over.
+        self._helper_holds = False
         self._waiting = False
 
     def acquire(self, timeout):
@@ -63,7 +65,7 @@ class HostLock:
         # A descriptor inherited through fork shares its lock with the parent: open our own.
         if self._pid != os.getpid():
             self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-            self._pid, self._helper = os.getpid(), None
+            self._pid, self._helper, self._helper_holds = os.getpid(), None, False
         return self._fd
 
     def _acquire(self, fd, timeout, deadline):
@@ -79,7 +81,11 @@ class HostLock:
                     self._helper, self._helper_since = threading.Event(), time.monotonic()
                     threading.Thread(target=self._wait_in_kernel, args=(fd,), daemon=True).start()
             else:
-                stuck = time.monotonic() - self._helper_since >= timeout and not self._free_now()
+                stuck = (
+                    time.monotonic() - self._helper_since >= timeout
+                    and not self._free_now()
+                    and not self._helper_holds
+                )
             acquired = self._helper
             self._waiting = True
         longest = deadline - time.monotonic()
@@ -111,12 +117,14 @@ class HostLock:
             with self._handover:
                 self._helper = None  # the next writer asks the kernel again
             return
+        self._helper_holds = True
         self._hand_over(fd)
 
     def _hand_over(self, fd):
         # The lock is this process's: to the writer waiting for it, else let go.
         with self._handover:
             done, self._helper = self._helper, None
+            self._helper_holds = False
             if self._waiting:
                 done.set()
             else:
