@@ -89,7 +89,9 @@ def test_a_receiver_that_answers_then_times_out_falls_back_at_once(
     # those end, a timeout later).
     fallen = next(at for at in list(far.arrivals) if at >= switched) + timeout + 0.1
     wait_for(lambda: far.arrivals[-1] >= fallen + timeout, 10, "attempts past the fallback")
-    after = [at for at in list(far.arrivals) if fallen <= at < fallen + timeout]
+    # A timeout's span from the first attempt after the fall-back (a loaded machine may pause).
+    first = next(at for at in list(far.arrivals) if at >= fallen)
+    after = [at for at in list(far.arrivals) if first <= at < first + timeout]
     together = max(sum(at <= other < at + timeout / 2 for other in after) for at in after)
     assert 0 < together <= BASE, after
 
