@@ -177,7 +177,6 @@ class PrivateRedis:
 
     def __init__(self, program, folder):
         self.program, self.folder = program, folder
-        self.server = None
         port = _on_a_free_port(self._start_on, ExecutorError)
         self.url = f"redis://127.0.0.1:{port}/0"
 

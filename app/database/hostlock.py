@@ -83,8 +83,8 @@ class HostLock:
             else:
                 stuck = (
                     time.monotonic() - self._helper_since >= timeout
-                    and not self._free_now()
                     and not self._helper_holds
+                    and not self._free_now()
                 )
             acquired = self._helper
             self._waiting = True

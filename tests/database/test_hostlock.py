@@ -150,7 +150,7 @@ def test_writer_gets_the_lock_that_its_helper_took_as_the_holder_ended(lock_path
     lock = SlowHandOver(str(lock_path))
     holder = gave_up(lock)
     holder.end()
-    lock.holds.wait(5)
+    assert lock.holds.wait(5)
     # The holder kept the lock past this writer's whole timeout, and the lock is still taken:
     # by this process's own helper, which hands it over rather than the writer failing.
     lock.acquire(0.2)

@@ -9,7 +9,7 @@ from ... import database, events
 from ...database import utcnow
 from ..receivers import is_endpoint
 from ..tables import windows
-from ..tables.deliveries import queue
+from ..tables.deliveries import log, queue
 from ..tables.endpoints import worker_view
 from . import disabling, fanout
 from .retries import Retries
@@ -97,6 +97,11 @@ class Ledger:
             with self.db.transaction() as cursor:
                 worker_view.settle_strays(self.db, cursor, strays)
         return deleted
+
+    def fail_pending(self, receiver, error):
+        """Fail every pending delivery to receiver with error, in a transaction; how many."""
+        with self.db.transaction() as cursor:
+            return log.fail_pending(self.db, cursor, receiver, error)
 
     def _strays(self, receivers):
         # A write transaction only where a stray may be: an endpoint deleted, or one disabled

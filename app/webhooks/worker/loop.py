@@ -145,7 +145,7 @@ class Worker:
         for receiver in await self._in_db(queue.receivers, self.db):
             if is_endpoint(receiver) or self.targets.keep(receiver):
                 continue
-            failed = await self._in_db(queue.fail_pending, self.db, receiver, UNSIGNED)
+            failed = await self._in_db(self.ledger.fail_pending, receiver, UNSIGNED)
             if failed:
                 name = receiver_name(receiver)
                 self.logger.warning("%d delivery(ies) to %s failed: %s", failed, name, UNSIGNED)

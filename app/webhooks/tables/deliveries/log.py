@@ -84,11 +84,17 @@ def recover(db, cursor, endpoint_id, since, now):
     cursor.execute(RECOVER[db.dialect], values)
 
 
-def fail_pending(db, cursor, endpoint_id, reason):
+def fail_disabled(db, cursor, endpoint_id, reason):
     """Fail the pending deliveries of an endpoint disabled for reason, in the cursor's
     transaction, so that a recover can send them once it is enabled again."""
-    error = f"endpoint disabled: {reason}"
-    cursor.execute(FAIL_PENDING[db.dialect], {"id": endpoint_id, "error": error})
+    fail_pending(db, cursor, endpoint_id, f"endpoint disabled: {reason}")
+
+
+def fail_pending(db, cursor, receiver, error):
+    """Fail every pending delivery to receiver with error, in the cursor's transaction; how
+    many."""
+    cursor.execute(FAIL_PENDING[db.dialect], {"id": receiver, "error": error})
+    return cursor.rowcount
 
 
 def delete(db, cursor, endpoint_id):

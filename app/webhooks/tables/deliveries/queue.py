@@ -6,7 +6,6 @@ import sqlalchemy
 from ....database import driver_sql, utcnow
 from ....database.sql import skip_locked
 from . import DELIVERED, FAILED, LOST, PENDING, Delivery, deliveries
-from .log import FAIL_PENDING
 
 NEW = (
     "id",
@@ -150,13 +149,6 @@ def delete_delivered(db, receivers, older_than, limit):
         if ids:
             cursor.executemany(DELETE[db.dialect], ids)
     return len(ids)
-
-
-def fail_pending(db, receiver, error):
-    """Fail every pending delivery to receiver with error, in a transaction; how many."""
-    with db.transaction() as cursor:
-        cursor.execute(FAIL_PENDING[db.dialect], {"id": receiver, "error": error})
-        return cursor.rowcount
 
 
 def any_pending(db, receiver):

@@ -189,7 +189,7 @@ def disable(db, cursor, endpoint_id, reason, now):
     )
     if cursor.rowcount != 1:
         return False
-    log.fail_pending(db, cursor, endpoint_id, reason)
+    log.fail_disabled(db, cursor, endpoint_id, reason)
     return True
 
 

@@ -129,7 +129,7 @@ def settle_strays(db, cursor, endpoint_ids):
         if row is None:
             log.delete(db, cursor, endpoint_id)
         elif not row[0]:
-            log.fail_pending(db, cursor, endpoint_id, row[1])
+            log.fail_disabled(db, cursor, endpoint_id, row[1])
 
 
 def mark_failing(db, cursor, endpoint_id, now):
@@ -154,5 +154,5 @@ def disable_failing(db, cursor, endpoint_id, now, cutoff):
     cursor.execute(DISABLE_FAILING[db.dialect], values)
     if cursor.rowcount != 1:
         return False
-    log.fail_pending(db, cursor, endpoint_id, DISABLED_FAILING)
+    log.fail_disabled(db, cursor, endpoint_id, DISABLED_FAILING)
     return True
