@@ -98,3 +98,20 @@ class Receiver:
         """Stop serving."""
         self.server.shutdown()
         self.server.server_close()
+
+
+class FirstAnswerLate(Receiver):
+    """Answers its first request after first_delay seconds, every other one at once."""
+
+    def __init__(self, first_delay, **kwargs):
+        self.first_delay = first_delay
+        super().__init__(**kwargs)
+
+    @property
+    def delay(self):
+        """Read by the handler after it recorded the request: the first one waits."""
+        return self.first_delay if len(self.requests) <= 1 else 0
+
+    @delay.setter
+    def delay(self, _value):
+        pass

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from harness.processes import wait_for
-from receiver import Receiver
+from receiver import FirstAnswerLate
 
 pytestmark = pytest.mark.e2e
 
@@ -14,25 +14,8 @@ pytestmark = pytest.mark.e2e
 FIRST_ANSWER_DELAY = 2
 
 
-class FirstAnswerLate(Receiver):
-    """Answers its first request after first_delay seconds, every other one at once."""
-
-    def __init__(self, first_delay=FIRST_ANSWER_DELAY):
-        self.first_delay = first_delay
-        super().__init__()
-
-    @property
-    def delay(self):
-        """Read by the handler after it recorded the request: the first one waits."""
-        return self.first_delay if len(self.requests) <= 1 else 0
-
-    @delay.setter
-    def delay(self, _value):
-        pass
-
-
 def test_a_resend_during_an_attempt_in_flight_gets_its_own_attempts(endpoint_stack):
-    receiver = FirstAnswerLate()
+    receiver = FirstAnswerLate(FIRST_ANSWER_DELAY)
     receiver.script = [500]
     try:
         # One attempt in flight per receiver, so that the resend waits for the slot.

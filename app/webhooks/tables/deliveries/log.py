@@ -10,9 +10,11 @@ SHOWN = (
     "response_status, last_error"
 )
 # A fresh set of attempts from now, under the same id: completed by the deliveries it is for.
+# A live claim is kept: its attempt in flight ends first (queue.RECORD), never beside another.
 AGAIN = (
     "UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = :now, "
-    "claimed_until = NULL, last_error = NULL WHERE "
+    "claimed_until = CASE WHEN claimed_until < :now THEN NULL ELSE claimed_until END, "
+    "last_error = NULL WHERE "
 )
 RESEND = driver_sql(AGAIN + "receiver = :receiver AND id = :id")
 RECOVER = driver_sql(AGAIN + "receiver = :receiver AND status = 'failed' AND created_at >= :since")

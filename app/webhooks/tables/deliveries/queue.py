@@ -42,16 +42,21 @@ GIVE_UP = driver_sql(
     f"UPDATE deliveries SET status = 'failed', claimed_until = NULL, last_error = '{LOST}' "
     "WHERE id = :id"
 )
-# Only on the claim the attempt was made under: a resend or a recover since then cleared it,
-# and its fresh attempts are not to be overwritten by an outcome that belongs to the old ones.
+# Only on the claim the attempt was made under. A claimed delivery counts one attempt at least:
+# none means a resend came meanwhile (log.AGAIN), and it is due again now, its claim let go.
+RESENT = "attempts = 0"
 RECORD = driver_sql(
-    "UPDATE deliveries SET status = :status, claimed_until = NULL, last_error = :error, "
-    "delivered_at = :delivered_at, next_attempt_at = COALESCE(:next_at, next_attempt_at), "
+    f"UPDATE deliveries SET status = CASE WHEN {RESENT} THEN 'pending' ELSE :status END, "
+    "claimed_until = NULL, last_error = :error, "
+    f"delivered_at = CASE WHEN {RESENT} THEN delivered_at ELSE :delivered_at END, "
+    f"next_attempt_at = CASE WHEN {RESENT} THEN next_attempt_at "
+    "ELSE COALESCE(:next_at, next_attempt_at) END, "
     "last_attempt_at = :now, response_status = :response_status "
     "WHERE id = :id AND status = 'pending' AND claimed_until = :claim"
 )
 RELEASE = driver_sql(
-    "UPDATE deliveries SET claimed_until = NULL, attempts = attempts - 1 "
+    f"UPDATE deliveries SET claimed_until = NULL, "
+    f"attempts = CASE WHEN {RESENT} THEN 0 ELSE attempts - 1 END "
     "WHERE id = :id AND status = 'pending' AND claimed_until = :claim"
 )
 EXPIRED = skip_locked(
