@@ -15,6 +15,7 @@ OWNERS = {
     "deliveries": "app/webhooks/tables/deliveries/",
     "events": "app/webhooks/tables/events.py",
     "webhook_endpoints": "app/webhooks/tables/endpoints/",
+    "webhook_endpoint_history": "app/webhooks/tables/endpoints/",
     "webhook_disables": "app/webhooks/tables/disables.py",
     "webhook_windows": "app/webhooks/tables/windows.py",
 }

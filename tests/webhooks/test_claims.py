@@ -1,9 +1,18 @@
-"""A delivery's claim, in process on a real database and a real receiver: one attempt at a time,
-whatever a resend asks meanwhile."""
+"""A delivery's claim, in process on a real database: one attempt at a time, whatever a resend
+asks meanwhile; and a round's locks, taken on the endpoints before their deliveries, as the API
+takes them, so that a disable and a round wait for each other, never in a circle."""
 
+import threading
 import time
 
-from endpoint_helpers import register, send
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
+
+from app.webhooks.tables import events
+from app.webhooks.tables.deliveries import queue
+from app.webhooks.worker.ledger import Ledger
+from endpoint_helpers import delivery_rows, register, send
 from harness.processes import wait_for
 from helpers import issue_admin_token
 from live_endpoints import ENDPOINT_SETTINGS
@@ -37,3 +46,81 @@ def test_a_resend_while_an_attempt_is_in_flight_waits_for_it_to_end(make_app):
     finally:
         receiver.close()
     assert receiver.unverified == []
+
+
+def waits_for_a_lock(db):
+    """Whether a session of db's PostgreSQL waits for a lock now."""
+    with db.engine.connect() as conn:
+        waiting = "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+        return conn.execute(text(waiting)).scalar() > 0
+
+
+def row_is_locked(db, endpoint_id):
+    """Whether another transaction holds the endpoint's row: a PATCH would wait for it."""
+    with db.engine.connect() as conn:
+        try:
+            conn.execute(
+                text("SELECT id FROM webhook_endpoints WHERE id = :id FOR UPDATE NOWAIT"),
+                {"id": endpoint_id},
+            )
+        except OperationalError:
+            return True
+        return False
+
+
+# Row locks, and reads outside them, are PostgreSQL's: SQLite's write transaction holds the
+# whole database, so these rounds have nothing to interleave with there.
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_disable_during_a_round_fails_what_the_round_claimed_for_the_endpoint(
+    make_app, monkeypatch
+):
+    app = make_app(**ENDPOINT_SETTINGS)
+    client, headers = app.test_client(), issue_admin_token(app)
+    endpoint = register(client, headers, events=["plant.created"])["id"]
+    assert create(client, 1).status_code == 200
+    ledger = Ledger(app)
+    answers = []
+
+    def disable():
+        path = f"/webhooks/{endpoint}"
+        answers.append(send(client, "PATCH", path, headers, {"enabled": False}).status_code)
+
+    oldest = events.oldest
+
+    def disabled_meanwhile(db, cursor, limit):
+        # The round has begun: a disable comes now, before the fan-out writes its claims.
+        thread = threading.Thread(target=disable)
+        thread.start()
+        wait_for(lambda: answers or waits_for_a_lock(db), 5, "the disable to end or wait")
+        return oldest(db, cursor, limit)
+
+    monkeypatch.setattr(events, "oldest", disabled_meanwhile)
+    ledger.exchange([], [], {endpoint: 4}, {})
+    wait_for(lambda: answers, 10, "the disable")
+    assert answers == [200]
+    # What the round claimed, the disable failed: nothing of it is left to be sent.
+    assert [row["status"] for row in delivery_rows(app, endpoint).values()] == ["failed"]
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_round_holds_the_endpoint_of_a_delivery_it_gives_back_before_its_row(
+    make_app, monkeypatch
+):
+    app = make_app(**ENDPOINT_SETTINGS)
+    client, headers = app.test_client(), issue_admin_token(app)
+    endpoint = register(client, headers, events=["plant.created"])["id"]
+    assert create(client, 1).status_code == 200
+    ledger = Ledger(app)
+    (claimed,) = ledger.exchange([], [], {endpoint: 1}, {})
+    release, held = queue.release, []
+
+    def probed(db, cursor, deliveries):
+        # As a PATCH would, from another connection: the endpoint's row must be taken already.
+        held.append(row_is_locked(db, endpoint))
+        release(db, cursor, deliveries)
+
+    monkeypatch.setattr(queue, "release", probed)
+    ledger.exchange([], [claimed], {}, {})
+    assert held == [True]
+    (row,) = delivery_rows(app, endpoint).values()
+    assert (row["status"], row["attempts"], row["claimed_until"]) == ("pending", 0, None)

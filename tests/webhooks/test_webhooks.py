@@ -142,7 +142,7 @@ def test_a_delivery_whose_worker_was_lost_on_its_last_attempt_fails(hooked, rece
     create(client, 1)
     db, retries = database.of(app), Retries(app.config)
     with db.transaction() as cursor:
-        fanout.fan_out(db, cursor, [receiver.url], {"plant.created"}, (), 1, {}, utcnow())
+        fanout.fan_out(db, cursor, [receiver.url], {"plant.created"}, 1, {}, utcnow())
     # Leases that have run out already: three workers that died mid-attempt.
     for _ in range(retries.max_attempts):
         with db.transaction() as cursor:

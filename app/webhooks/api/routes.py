@@ -91,7 +91,7 @@ def create_webhook_endpoint(endpoint):
     most = config["WEBHOOK_MAX_ENDPOINTS"]
     try:
         created = endpoints.create(
-            get_db(), {**endpoint, "id": endpoint_id}, keyring().seal(secret), utcnow(), most
+            get_db(), {**endpoint, "id": endpoint_id}, keyring().seal(secret), most
         )
     except endpoints.TooMany:
         raise Conflict(
@@ -156,7 +156,7 @@ def update_webhook_endpoint(changes, endpoint_id):
     current = _existing(endpoint_id)
     if changes.get("url", current["url"]) != current["url"]:
         registration.check(changes["url"], current_app.config["WEBHOOK_ALLOWED_NETWORKS"])
-    changed = endpoints.update(get_db(), endpoint_id, changes, utcnow())
+    changed = endpoints.update(get_db(), endpoint_id, changes)
     if changed is None:  # deleted meanwhile
         raise NotFound(NO_SUCH_ENDPOINT)
     return changed

@@ -25,11 +25,13 @@ A delivery's life, and the one function that does each step:
    (``tables.deliveries.queue.delete_delivered``); every row of an endpoint goes with it
    (``tables.endpoints.delete``).
 
-A round's transaction does, in order: write the windows for /metrics (every half second),
-lock the endpoints the outcomes may write, read the endpoints, record (and disable), give back,
-claim, fan out, count the endpoints disabled: the write lock once per round, whatever the number
-of deliveries. Once a second, apart, ``ledger.Ledger.tidy`` deletes old delivered rows and
-settles the strays of endpoints disabled or deleted while a round read them.
+A round's transaction does, in order: lock the endpoints whose deliveries it writes (ascending,
+before any delivery row, as the API does), write the windows for /metrics (every half second),
+read the endpoints, record (and disable), give back, claim, fan out (by each endpoint's history,
+read after the events), count the endpoints disabled: the write lock once per round, whatever
+the number of deliveries. Once a second, apart, ``ledger.Ledger.tidy`` deletes old delivered
+rows and settles the strays of endpoints disabled or deleted while a round read them; once a
+minute it forgets the endpoints' states that no waiting event can need.
 """
 
 from .loop import Worker

@@ -5,14 +5,9 @@ import datetime
 
 from ..receivers import is_endpoint
 from ..tables import disables, endpoints
-from ..tables.endpoints import worker_view
+from ..tables.endpoints import history, worker_view
 
 GONE = 410
-
-
-def lock(db, cursor, outcomes):
-    """Lock the rows of the endpoints that outcomes may write, before any delivery row."""
-    worker_view.lock(db, cursor, {each.receiver for each in outcomes if is_endpoint(each.receiver)})
 
 
 def judge(db, cursor, outcomes, now, disable_after, known):
@@ -36,7 +31,8 @@ def judge(db, cursor, outcomes, now, disable_after, known):
                 worker_view.clear_failing(db, cursor, endpoint_id)
             continue
         if outcome.response_status == GONE:
-            if endpoints.disable(db, cursor, endpoint_id, endpoints.DISABLED_GONE, now):
+            if endpoints.disable(db, cursor, endpoint_id, endpoints.DISABLED_GONE):
+                history.record(db, cursor, endpoint_id, now)
                 disabled.append((endpoint_id, endpoints.DISABLED_GONE, "gone"))
             continue
         since = endpoint.failing_since
@@ -44,7 +40,8 @@ def judge(db, cursor, outcomes, now, disable_after, known):
             worker_view.mark_failing(db, cursor, endpoint_id, now)
             since = now
         cutoff = now - datetime.timedelta(seconds=disable_after)
-        if since <= cutoff and worker_view.disable_failing(db, cursor, endpoint_id, now, cutoff):
+        if since <= cutoff and worker_view.disable_failing(db, cursor, endpoint_id, cutoff):
+            history.record(db, cursor, endpoint_id, now)
             disabled.append((endpoint_id, endpoints.DISABLED_FAILING, "failing"))
     return disabled
 

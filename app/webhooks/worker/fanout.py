@@ -6,30 +6,37 @@ import uuid
 
 from ..tables import events
 from ..tables.deliveries import FAILED, PENDING, Delivery, queue
+from ..tables.endpoints import history
 
 # The last_error of a delivery to an endpoint disabled between its event and its fan-out.
 DISABLED = "endpoint disabled before the event was fanned out"
 
 
-def fan_out(db, cursor, urls, operator_types, subscribed, limit, wants, until):
+def fan_out(db, cursor, urls, operator_types, limit, wants, until):
     """Turn up to limit of the oldest events into one delivery per receiver, in the cursor's
     transaction, and delete them; the Deliveries written claimed.
 
     The operator's receivers (urls) get the events of operator_types (names); each endpoint
-    of subscribed (worker_view.Endpoint) gets those it was subscribed to and enabled for when
-    they were written, failed when it has been disabled since. A delivery keeps its event's
-    creation time, so that its age counts from the change. Up to wants[receiver] of a
-    receiver's are written claimed, leased until until, their first attempt counted: a claim
-    that costs no statement of its own.
+    gets those it was subscribed to and enabled for when they were written (its history, read
+    after the events, so that no change committed before one of them is missed), failed when it
+    is disabled now. A delivery keeps its event's creation time, so that its age counts from
+    the change. Up to wants[receiver] of a receiver's are written claimed, leased until until,
+    their first attempt counted: a claim that costs no statement of its own. The caller holds
+    the rows of the endpoints in wants, so that none is disabled before the claims commit.
     """
     rows = events.oldest(db, cursor, limit)
     if not rows:
         return []
+    timelines = history.timelines(db, cursor).items()
     deliveries, claimed, lease = [], [], db.bind_time(until)
     for _, event_type, body, created_at in rows:
         receivers = [(url, True) for url in urls] if event_type in operator_types else []
         at = db.read_time(created_at)
-        receivers += [(each.id, each.enabled) for each in subscribed if each.takes(event_type, at)]
+        receivers += [
+            (endpoint_id, timeline.enabled_now)
+            for endpoint_id, timeline in timelines
+            if timeline.took(event_type, at)
+        ]
         for receiver, enabled in receivers:
             delivery = _new(receiver, event_type, body, created_at, enabled)
             if enabled and wants.get(receiver, 0) > 0:

@@ -8,9 +8,10 @@ import uuid
 from ... import database, events
 from ...database import utcnow
 from ..receivers import is_endpoint
+from ..tables import events as event_table
 from ..tables import windows
 from ..tables.deliveries import log, queue
-from ..tables.endpoints import worker_view
+from ..tables.endpoints import history, worker_view
 from . import disabling, fanout
 from .retries import Retries
 from .targets import Targets
@@ -21,6 +22,10 @@ CLOCK_MARGIN = 5
 FANOUT_BATCH = 500
 # Seconds between two writes of the windows for /metrics, and how long /metrics believes one.
 WINDOWS_INTERVAL, WINDOWS_LIFE = 0.5, 5
+# Seconds between two prunings of the endpoints' history, and how long a replaced state is kept
+# past the oldest event waiting: an event is committed within seconds of its stamp, on hosts
+# whose clocks differ by less than a minute.
+PRUNE_INTERVAL, HISTORY_KEPT = 60, datetime.timedelta(hours=1)
 
 
 class Ledger:
@@ -47,32 +52,26 @@ class Ledger:
             seconds=2 * timeout + config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
         )
         self.worker = uuid.uuid4().hex
-        self._windows_due = 0.0
+        self._windows_due = self._prune_due = 0.0
 
     def exchange(self, outcomes, unsent, wants, sizes):
         """One round's transaction, steps 2, 3 and 5 of a delivery's life (see the package's
         docstring); the Deliveries claimed (up to wants[receiver] each). Every WINDOWS_INTERVAL,
         the windows' sizes ({receiver: size}) are written for /metrics too."""
         with self.db.transaction() as cursor:
+            self._lock(cursor, outcomes, unsent, wants)
             self._write_windows(cursor, sizes)
             disabled = self._record(cursor, outcomes)
             queue.release(self.db, cursor, unsent)
             until = utcnow() + self.lease
+            # Claims only for what is still sent to, as read with the endpoints locked.
+            left = {key: count for key, count in wants.items() if key in self.targets.by_receiver}
             # The most overdue first; what the windows still want comes claimed from the fan-out.
-            claimed = queue.claim(self.db, cursor, wants, until, self.retries)
-            left = dict(wants)
+            claimed = queue.claim(self.db, cursor, left, until, self.retries)
             for delivery in claimed:
                 left[delivery.receiver] -= 1
-            subscribed = self.targets.endpoints.values()
             claimed += fanout.fan_out(
-                self.db,
-                cursor,
-                self.urls,
-                self.operator_types,
-                subscribed,
-                FANOUT_BATCH,
-                left,
-                until,
+                self.db, cursor, self.urls, self.operator_types, FANOUT_BATCH, left, until
             )
             disabling.count(self.db, cursor, disabled)
             return claimed
@@ -81,6 +80,7 @@ class Ledger:
         """Record the last outcomes, give back what was not sent, and take this worker's
         windows off /metrics (at a stop)."""
         with self.db.transaction() as cursor:
+            self._lock(cursor, outcomes, unsent, {})
             disabled = self._record(cursor, outcomes)
             queue.release(self.db, cursor, unsent)
             windows.forget(self.db, cursor, self.worker)
@@ -96,7 +96,17 @@ class Ledger:
         if strays:
             with self.db.transaction() as cursor:
                 worker_view.settle_strays(self.db, cursor, strays)
+        self._prune_history()
         return deleted
+
+    def _prune_history(self):
+        # The states no event that may still be fanned out was written in.
+        if time.monotonic() < self._prune_due:
+            return
+        now = utcnow()
+        oldest = event_table.waiting(self.db)[1] or now
+        history.prune(self.db, min(oldest, now) - HISTORY_KEPT)
+        self._prune_due = time.monotonic() + PRUNE_INTERVAL
 
     def fail_pending(self, receiver, error):
         """Fail every pending delivery to receiver with error, in a transaction; how many."""
@@ -121,11 +131,16 @@ class Ledger:
         windows.write(self.db, cursor, self.worker, sizes, now, expires_at)
         self._windows_due = time.monotonic() + WINDOWS_INTERVAL
 
+    def _lock(self, cursor, outcomes, unsent, wants):
+        # Before any delivery row, every endpoint whose rows the round writes: those its
+        # outcomes may change, and those whose deliveries it gives back or claims, so that a
+        # disable waits for the round, and the endpoints read next are what it writes over.
+        writes = {each.receiver for each in outcomes if is_endpoint(each.receiver)}
+        reads = {each.receiver for each in unsent} | set(wants)
+        worker_view.lock(self.db, cursor, writes, {each for each in reads if is_endpoint(each)})
+
     def _record(self, cursor, outcomes):
-        # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge. The
-        # endpoints they may write are locked before all are read (what is sent in this round
-        # is the endpoints as they are now), so that the read is what is written over.
-        disabling.lock(self.db, cursor, outcomes)
+        # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge.
         self.targets.refresh(self.db, cursor)
         queue.record(self.db, cursor, outcomes)
         known = self.targets.endpoints

@@ -1,5 +1,5 @@
 """The webhook_endpoints table, receivers registered through the API, and its statements: the
-API's here, the worker's in worker_view.py."""
+API's here, the worker's in worker_view.py; every state each one has been in, in history.py."""
 
 import json
 
@@ -8,6 +8,7 @@ from sqlalchemy import Boolean, Column, String, Table, Text
 from ....database import driver_sql, metadata, utcnow
 from ....database.sql import UTCDateTime
 from ..deliveries import log
+from . import history
 
 ID_LENGTH = 64
 # Why an endpoint was disabled, as disabled_reason says it.
@@ -25,14 +26,6 @@ webhook_endpoints = Table(
     Column("events", Text, nullable=False),
     Column("enabled", Boolean, nullable=False),
     Column("disabled_reason", Text),
-    # The last disable and the last enable after it: the fan-out of an event written between
-    # the two leaves the endpoint out, whenever it runs.
-    Column("disabled_at", UTCDateTime),
-    Column("enabled_at", UTCDateTime),
-    # The events before their last change, at events_changed_at: the fan-out of an event
-    # written before the change goes by them.
-    Column("previous_events", Text),
-    Column("events_changed_at", UTCDateTime),
     # The first failed attempt since the last success: when it is older than
     # PLANTSTORE_WEBHOOK_DISABLE_AFTER, the next failure disables the endpoint.
     Column("failing_since", UTCDateTime),
@@ -49,8 +42,8 @@ webhook_endpoints = Table(
 SHOWN = "id, url, description, events, enabled, disabled_reason, created_at"
 INSERT = driver_sql(
     "INSERT INTO webhook_endpoints (id, url, description, events, enabled, disabled_reason, "
-    "disabled_at, secret, created_at) VALUES (:id, :url, :description, :events, :enabled, "
-    ":disabled_reason, :disabled_at, :secret, :created_at)"
+    "secret, created_at) VALUES (:id, :url, :description, :events, :enabled, "
+    ":disabled_reason, :secret, :created_at)"
 )
 # Registrations are rare: counting under a table lock makes the limit exact across hosts.
 LOCK = "LOCK TABLE webhook_endpoints IN SHARE ROW EXCLUSIVE MODE"
@@ -69,13 +62,11 @@ ROTATE = driver_sql(
     "previous_secret = secret, previous_until = :until, secret = :secret WHERE id = :id"
 )
 DISABLE = driver_sql(
-    "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = :reason, "
-    "disabled_at = :now WHERE id = :id AND enabled"
+    "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = :reason "
+    "WHERE id = :id AND enabled"
 )
-# disabled_at is kept; enabled_at moves only when the endpoint was disabled (worker_view.Endpoint).
 ENABLE = driver_sql(
     "UPDATE webhook_endpoints SET enabled = TRUE, disabled_reason = NULL, "
-    "enabled_at = CASE WHEN enabled THEN enabled_at ELSE :now END, "
     "failing_since = NULL WHERE id = :id"
 )
 IDS = driver_sql("SELECT id FROM webhook_endpoints ORDER BY id")
@@ -118,17 +109,14 @@ class TooMany(Exception):
     """There are PLANTSTORE_WEBHOOK_MAX_ENDPOINTS endpoints already."""
 
 
-def create(db, endpoint, sealed_secret, now, most):
+def create(db, endpoint, sealed_secret, most):
     """Store a new endpoint (a dict of id, url, description, events and enabled) with its sealed
     secret; TooMany when most exist already. The endpoint as shown."""
-    disabled = not endpoint["enabled"]
     row = {
         **endpoint,
         "events": json.dumps(endpoint["events"]),
-        "disabled_reason": DISABLED_BY_API if disabled else None,
-        "disabled_at": db.bind_time(now) if disabled else None,
+        "disabled_reason": None if endpoint["enabled"] else DISABLED_BY_API,
         "secret": sealed_secret,
-        "created_at": db.bind_time(now),
     }
     with db.transaction() as cursor:
         if not db.is_sqlite:  # SQLite's write lock is held already
@@ -136,7 +124,10 @@ def create(db, endpoint, sealed_secret, now, most):
         cursor.execute(COUNT[db.dialect])
         if cursor.fetchone()[0] >= most:
             raise TooMany(most)
-        cursor.execute(INSERT[db.dialect], row)
+        # Made from the time it holds the write lock, as every event it may take is stamped.
+        now = utcnow()
+        cursor.execute(INSERT[db.dialect], {**row, "created_at": db.bind_time(now)})
+        history.record(db, cursor, row["id"], now)
         cursor.execute(SELECT_ONE[db.dialect], row)
         return _shown(db, cursor.fetchone())
 
@@ -158,7 +149,7 @@ def page(db, after, limit):
     return rows[:limit], len(rows) > limit
 
 
-def update(db, endpoint_id, changes, now):
+def update(db, endpoint_id, changes):
     """Apply changes (any of url, description, events, enabled); the endpoint as it now is, or
     None when there is none. Disabling fails its pending deliveries in the same transaction."""
     columns = {key: value for key, value in changes.items() if key != "enabled"}
@@ -167,26 +158,26 @@ def update(db, endpoint_id, changes, now):
     with db.transaction() as cursor:
         if columns:
             assignments = ", ".join(f"{column} = :{column}" for column in sorted(columns))
-            if "events" in columns:  # the old ones still decide for events written before now
-                assignments += ", previous_events = events, events_changed_at = :now"
             sql = f"UPDATE webhook_endpoints SET {assignments} WHERE id = :id"
-            values = {**columns, "id": endpoint_id, "now": db.bind_time(now)}
-            cursor.execute(driver_sql(sql)[db.dialect], values)
+            cursor.execute(driver_sql(sql)[db.dialect], {**columns, "id": endpoint_id})
         if changes.get("enabled") is False:
-            disable(db, cursor, endpoint_id, DISABLED_BY_API, now)
+            disable(db, cursor, endpoint_id, DISABLED_BY_API)
         elif changes.get("enabled") is True:
-            cursor.execute(ENABLE[db.dialect], {"id": endpoint_id, "now": db.bind_time(now)})
+            cursor.execute(ENABLE[db.dialect], {"id": endpoint_id})
+        if "events" in changes or "enabled" in changes:
+            # Stamped last, once every lock is held: an event committed before is judged by
+            # the state before; on SQLite the write lock orders the two stamps as the commits.
+            history.record(db, cursor, endpoint_id, utcnow())
         cursor.execute(SELECT_ONE[db.dialect], {"id": endpoint_id})
         row = cursor.fetchone()
     return _shown(db, row) if row else None
 
 
-def disable(db, cursor, endpoint_id, reason, now):
+def disable(db, cursor, endpoint_id, reason):
     """Disable an enabled endpoint in the cursor's transaction and fail its pending deliveries,
-    so that `recover` can send them once it is enabled again; whether it was enabled."""
-    cursor.execute(
-        DISABLE[db.dialect], {"id": endpoint_id, "reason": reason, "now": db.bind_time(now)}
-    )
+    so that `recover` can send them once it is enabled again; whether it was enabled. The
+    caller records the new state (history.record)."""
+    cursor.execute(DISABLE[db.dialect], {"id": endpoint_id, "reason": reason})
     if cursor.rowcount != 1:
         return False
     log.fail_disabled(db, cursor, endpoint_id, reason)
@@ -194,11 +185,12 @@ def disable(db, cursor, endpoint_id, reason, now):
 
 
 def delete(db, endpoint_id):
-    """Delete the endpoint and every delivery to it; False if there was none."""
+    """Delete the endpoint, its states and every delivery to it; False if there was none."""
     with db.transaction() as cursor:
         cursor.execute(DELETE[db.dialect], {"id": endpoint_id})
         if cursor.rowcount != 1:
             return False
+        history.forget(db, cursor, endpoint_id)
         log.delete(db, cursor, endpoint_id)
         return True
 

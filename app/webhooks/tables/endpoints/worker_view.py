@@ -2,21 +2,21 @@
 when an endpoint began failing, and its disabling once it has failed for long enough."""
 
 import datetime
-import json
 from typing import NamedTuple
 
 from ....database import driver_sql
 from ..deliveries import log
 from . import DISABLED_FAILING
 
-# What the worker needs of every endpoint, read once a round: to fan out, send and judge.
+# What the worker needs of every endpoint, read once a round: to send and judge. The fan-out
+# goes by history.py, what each endpoint took when.
 FOR_WORKER = driver_sql(
-    "SELECT id, url, events, enabled, created_at, disabled_at, failing_since, secret, "
-    "previous_secret, previous_until, older_secret, older_until, enabled_at, previous_events, "
-    "events_changed_at FROM webhook_endpoints"
+    "SELECT id, url, enabled, failing_since, secret, previous_secret, previous_until, "
+    "older_secret, older_until FROM webhook_endpoints"
 )
 # Taken one row at a time, by ascending id, before any delivery row: the order of the API too.
 LOCK = driver_sql("SELECT id FROM webhook_endpoints WHERE id = :id FOR UPDATE")
+SHARE = driver_sql("SELECT id FROM webhook_endpoints WHERE id = :id FOR SHARE")
 STATE = driver_sql("SELECT enabled, disabled_reason FROM webhook_endpoints WHERE id = :id")
 MARK_FAILING = driver_sql(
     "UPDATE webhook_endpoints SET failing_since = :now WHERE id = :id AND failing_since IS NULL"
@@ -26,8 +26,8 @@ CLEAR_FAILING = driver_sql(
 )
 # Exact whatever another worker recorded meanwhile: the database says how long it has failed.
 DISABLE_FAILING = driver_sql(
-    "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = :reason, "
-    "disabled_at = :now WHERE id = :id AND enabled AND failing_since <= :cutoff"
+    "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = :reason "
+    "WHERE id = :id AND enabled AND failing_since <= :cutoff"
 )
 
 
@@ -36,35 +36,13 @@ class Endpoint(NamedTuple):
 
     id: str
     url: str
-    events: frozenset
     enabled: bool
-    created_at: datetime.datetime
-    disabled_at: datetime.datetime | None
     failing_since: datetime.datetime | None
     secret: str
     previous_secret: str | None
     previous_until: datetime.datetime | None
     older_secret: str | None
     older_until: datetime.datetime | None
-    enabled_at: datetime.datetime | None
-    previous_events: frozenset | None
-    events_changed_at: datetime.datetime | None
-
-    def takes(self, event_type, at):
-        """Whether an event of event_type written at at goes to this endpoint: subscribed, made
-        before it, and enabled then (as far as its last change of each tells)."""
-        changed = self.events_changed_at is not None and at < self.events_changed_at
-        return (
-            event_type in (self.previous_events if changed else self.events)
-            and self.created_at <= at
-            and self._enabled_at(at)
-        )
-
-    def _enabled_at(self, at):
-        disabled = self.disabled_at is not None and self.disabled_at <= at
-        if not self.enabled:
-            return not disabled
-        return not (disabled and self.enabled_at is not None and at < self.enabled_at)
 
 
 def for_worker(db, cursor):
@@ -75,47 +53,39 @@ def for_worker(db, cursor):
         Endpoint(
             endpoint_id,
             url,
-            frozenset(json.loads(events)),
             bool(enabled),
-            read(created_at),
-            read(disabled_at),
             read(failing_since),
             secret,
             previous,
             read(until),
             older,
             read(older_until),
-            read(enabled_at),
-            frozenset(json.loads(previous_events)) if previous_events else None,
-            read(events_changed_at),
         )
         for (
             endpoint_id,
             url,
-            events,
             enabled,
-            created_at,
-            disabled_at,
             failing_since,
             secret,
             previous,
             until,
             older,
             older_until,
-            enabled_at,
-            previous_events,
-            events_changed_at,
         ) in cursor.fetchall()
     ]
 
 
-def lock(db, cursor, endpoint_ids):
-    """Lock these endpoints' rows in the cursor's transaction, by ascending id, so that two
-    workers, or a worker and a PATCH or DELETE (which lock the endpoint, then its deliveries),
-    never wait for each other in a circle."""
-    if db.is_sqlite or not endpoint_ids:  # SQLite's write transaction holds the whole database
+def lock(db, cursor, writes, reads=()):
+    """Lock these endpoints' rows in the cursor's transaction, by ascending id, before any
+    delivery row: for update those in writes, for share the others in reads (claims, which a
+    disable must wait for; two workers claim side by side). Every row once, at the strength it
+    needs, in the order of the API too: no two transactions ever wait for each other in a
+    circle."""
+    if db.is_sqlite:  # SQLite's write transaction holds the whole database
         return
-    cursor.executemany(LOCK[db.dialect], [{"id": each} for each in sorted(endpoint_ids)])
+    for endpoint_id in sorted(set(writes) | set(reads)):
+        statement = LOCK if endpoint_id in writes else SHARE
+        cursor.execute(statement[db.dialect], {"id": endpoint_id})
 
 
 def settle_strays(db, cursor, endpoint_ids):
@@ -142,15 +112,10 @@ def clear_failing(db, cursor, endpoint_id):
     cursor.execute(CLEAR_FAILING[db.dialect], {"id": endpoint_id})
 
 
-def disable_failing(db, cursor, endpoint_id, now, cutoff):
+def disable_failing(db, cursor, endpoint_id, cutoff):
     """Disable the endpoint if it is enabled and has failed since cutoff or before, and fail
-    its pending deliveries; whether it was disabled."""
-    values = {
-        "id": endpoint_id,
-        "reason": DISABLED_FAILING,
-        "now": db.bind_time(now),
-        "cutoff": db.bind_time(cutoff),
-    }
+    its pending deliveries; whether it was disabled. The caller records the new state."""
+    values = {"id": endpoint_id, "reason": DISABLED_FAILING, "cutoff": db.bind_time(cutoff)}
     cursor.execute(DISABLE_FAILING[db.dialect], values)
     if cursor.rowcount != 1:
         return False
