@@ -1,4 +1,5 @@
-"""Webhook receivers that misbehave on the wire: one that hangs, one that trickles."""
+"""Webhook receivers that misbehave on the wire: one that hangs, one that trickles its answer,
+one that trickles only its body."""
 
 import itertools
 import select
@@ -71,3 +72,33 @@ class TricklingReceiver(_RawReceiver):
                 conn.sendall(bytes([byte]))
             except OSError:
                 break
+
+
+class TricklingBodyReceiver(_RawReceiver):
+    """Reads each request and answers its status line and headers at once, announcing a body of
+    LENGTH bytes; then sends one byte of it every interval seconds, and closes after sent."""
+
+    LENGTH = 10
+
+    def __init__(self, interval, status="200 OK", headers=None, sent=LENGTH):
+        self.interval = interval
+        lines = [f"HTTP/1.1 {status}", f"Content-Length: {self.LENGTH}"]
+        lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
+        self.head = ("\r\n".join(lines) + "\r\n\r\n").encode()
+        self.sent = sent
+        super().__init__()
+
+    def serve(self, conn):
+        """Answer the head once the request arrives, then the body a byte at a time until the
+        client gives up, sent bytes are out, or the receiver closes."""
+        try:
+            if not conn.recv(65536):
+                return
+            conn.sendall(self.head)
+            for _ in range(self.sent):
+                readable, _, _ = select.select([conn], [], [], self.interval)
+                if (readable and not conn.recv(65536)) or self._stop.is_set():
+                    return
+                conn.sendall(b"a")
+        except OSError:
+            pass

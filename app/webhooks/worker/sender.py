@@ -89,7 +89,8 @@ class Sender:
         }
 
     async def send(self, target, delivery_id, event, body):
-        """Post body to target; its Answer."""
+        """Post body to target; its Answer. Once the status line and headers are in, the status
+        decides it, however the body then comes."""
         try:
             async with (self.guarded if target.guarded else self.trusted).post(
                 target.url,
@@ -98,15 +99,8 @@ class Sender:
                 allow_redirects=False,
             ) as response:
                 status = response.status
-                length = 0 if status in BODILESS else response.content_length
-                if length == 0:
-                    pass  # nothing to read: leaving the block gives the connection back
-                elif length is not None and length <= KEEP_BODY_LIMIT:
-                    # Read within the deadline, so that the connection can carry the next one.
-                    await response.read()
-                else:
-                    response.close()
                 wait = _retry_after(response) if status in ASKS_TO_WAIT else None
+                await _finish(response)
         except TimeoutError:
             return Answer("timeout")
         except aiohttp.ClientError as error:
@@ -119,6 +113,22 @@ class Sender:
         """Close every kept connection."""
         await self.trusted.close()
         await self.guarded.close()
+
+
+async def _finish(response):
+    # Keep the connection for the next delivery when the body can be read, else close it.
+    length = 0 if response.status in BODILESS else response.content_length
+    if length == 0:
+        return  # nothing to read: leaving the block gives the connection back
+    if length is None or length > KEEP_BODY_LIMIT:
+        response.close()
+        return
+    try:
+        # Read within the deadline, so that the connection can carry the next one.
+        await response.read()
+    except (TimeoutError, aiohttp.ClientError):
+        # The status has answered already: a body late or broken costs only the connection.
+        response.close()
 
 
 def _retry_after(response):

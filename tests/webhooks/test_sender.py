@@ -1,0 +1,88 @@
+"""One attempt of the sender against a receiver on the wire, in process: once the status line
+and headers are in, the status is the answer, however the body then comes."""
+
+import asyncio
+import time
+
+import pytest
+
+from app.webhooks.worker.sender import Answer, Sender
+from app.webhooks.worker.targets import Target
+from harness.receivers import TricklingBodyReceiver
+
+TIMEOUT = 1
+# What a busy machine may add to the deadline before send returns.
+MARGIN = 1
+# A body of ten bytes, one every half second: five seconds, far past the deadline.
+INTERVAL = 0.5
+
+
+@pytest.fixture
+def make_trickler():
+    """TricklingBodyReceiver(...) for the test, closed after it."""
+    made = []
+
+    def make(*args, **kwargs):
+        made.append(TricklingBodyReceiver(*args, **kwargs))
+        return made[-1]
+
+    yield make
+    for each in made:
+        each.close()
+
+
+def send(url, times=1):
+    """The Answer of each of times attempts to url, one after the other on one Sender, and how
+    long each took."""
+
+    async def attempts():
+        sender = Sender(TIMEOUT, 4, [])
+        target = Target(url, "receiver", (b"k",), False)
+        try:
+            timed = []
+            for number in range(times):
+                started = time.monotonic()
+                answer = await sender.send(target, f"delivery-{number}", "plant.created", b"{}")
+                timed.append((answer, time.monotonic() - started))
+            return timed
+        finally:
+            await sender.close()
+
+    return asyncio.run(attempts())
+
+
+def test_a_2xx_whose_body_trickles_past_the_deadline_is_delivered(make_trickler):
+    receiver = make_trickler(INTERVAL)
+    [(answer, took)] = send(receiver.url)
+    assert answer == Answer(None, 200)
+    assert took < TIMEOUT + MARGIN
+
+
+def test_a_2xx_whose_body_is_cut_short_is_delivered(make_trickler):
+    receiver = make_trickler(0.01, sent=3)
+    [(answer, took)] = send(receiver.url)
+    assert answer == Answer(None, 200)
+    assert took < TIMEOUT + MARGIN
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "expected"),
+    [
+        ("500 Internal Server Error", None, Answer("HTTP 500", 500)),
+        ("503 Service Unavailable", {"Retry-After": "7"}, Answer("HTTP 503", 503, 7.0)),
+    ],
+)
+def test_a_failure_whose_body_trickles_keeps_its_status(make_trickler, status, headers, expected):
+    receiver = make_trickler(INTERVAL, status=status, headers=headers)
+    [(answer, took)] = send(receiver.url)
+    assert answer == expected
+    assert took < TIMEOUT + MARGIN
+
+
+def test_a_connection_whose_body_was_not_read_carries_no_next_delivery(make_trickler):
+    receiver = make_trickler(INTERVAL)
+    timed = send(receiver.url, times=2)
+    # A connection of its own for each: reused, the second would read the first's late bytes.
+    assert [answer for answer, _ in timed] == [Answer(None, 200)] * 2
+    assert all(took < TIMEOUT + MARGIN for _, took in timed)
+    assert len(receiver.attempts) == 2
