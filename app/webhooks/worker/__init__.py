@@ -29,7 +29,9 @@ A round's transaction does, in order: write the windows for /metrics (every half
 lock the endpoints the outcomes may write, read the endpoints, record (and disable), give back,
 claim, fan out, count the endpoints disabled: the write lock once per round, whatever the number
 of deliveries. Once a second, apart, ``ledger.Ledger.tidy`` deletes old delivered rows and
-settles the strays of endpoints disabled or deleted while a round read them.
+settles the strays of endpoints disabled or deleted while a round read them; among the receivers
+it lists, the worker takes up the operator's URLs no longer configured
+(``loop.Worker._keep_other_receivers``).
 """
 
 from .loop import Worker

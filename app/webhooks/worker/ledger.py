@@ -89,14 +89,14 @@ class Ledger:
     def tidy(self, retention, batch):
         """Delete up to batch deliveries delivered more than retention ago; then settle the
         strays of endpoints disabled or deleted (see worker_view.settle_strays). How many
-        deliveries the first step deleted."""
+        deliveries the first step deleted, and every receiver the outbox holds."""
         receivers = queue.receivers(self.db)
         deleted = queue.delete_delivered(self.db, receivers, retention, batch)
         strays = list(self._strays(receivers))
         if strays:
             with self.db.transaction() as cursor:
                 worker_view.settle_strays(self.db, cursor, strays)
-        return deleted
+        return deleted, receivers
 
     def fail_pending(self, receiver, error):
         """Fail every pending delivery to receiver with error, in a transaction; how many."""
