@@ -30,8 +30,10 @@ before any delivery row, as the API does), write the windows for /metrics (every
 read the endpoints, record (and disable), give back, claim, fan out (by each endpoint's history,
 read after the events), count the endpoints disabled: the write lock once per round, whatever
 the number of deliveries. Once a second, apart, ``ledger.Ledger.tidy`` deletes old delivered
-rows and settles the strays of endpoints disabled or deleted while a round read them; once a
-minute it forgets the endpoints' states that no waiting event can need.
+rows and settles the strays of endpoints disabled or deleted while a round read them; among the
+receivers it lists, the worker takes up the operator's URLs no longer configured
+(``loop.Worker._keep_other_receivers``). Once a minute it forgets the endpoints' states that no
+waiting event can need.
 """
 
 from .loop import Worker

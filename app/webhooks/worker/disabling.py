@@ -11,29 +11,32 @@ GONE = 410
 
 
 def judge(db, cursor, outcomes, now, disable_after, known):
-    """Follow each endpoint's failures by the last of its outcomes (Outcomes), in the cursor's
-    transaction, and disable those that must be: [(endpoint id, reason, counted as)] of those
-    disabled, for count().
+    """Disable each endpoint that answered 410 Gone to any of its outcomes (Outcomes); follow
+    the others' failures by the last of their outcomes, and disable those that must be: in the
+    cursor's transaction. [(endpoint id, reason, counted as)] of those disabled, for count().
 
     known is {endpoint id: worker_view.Endpoint} as read in this transaction: an endpoint's
     failure time is written only when it changes. Disabling fails the endpoint's pending
     deliveries in the same transaction: no crash can leave an endpoint disabled with
     deliveries still pending.
     """
-    last = {outcome.receiver: outcome for outcome in outcomes if is_endpoint(outcome.receiver)}
+    ours = [outcome for outcome in outcomes if is_endpoint(outcome.receiver)]
+    last = {outcome.receiver: outcome for outcome in ours}
+    # Any 410 of the round: a 500, a timeout or a 2xx after it in the batch must not mask it.
+    gone = {outcome.receiver for outcome in ours if outcome.response_status == GONE}
     disabled = []
     for endpoint_id, outcome in last.items():
         endpoint = known.get(endpoint_id)
         if endpoint is None:  # deleted
             continue
-        if outcome.error is None:
-            if endpoint.failing_since is not None:
-                worker_view.clear_failing(db, cursor, endpoint_id)
-            continue
-        if outcome.response_status == GONE:
+        if endpoint_id in gone:
             if endpoints.disable(db, cursor, endpoint_id, endpoints.DISABLED_GONE):
                 history.record(db, cursor, endpoint_id, now)
                 disabled.append((endpoint_id, endpoints.DISABLED_GONE, "gone"))
+            continue
+        if outcome.error is None:
+            if endpoint.failing_since is not None:
+                worker_view.clear_failing(db, cursor, endpoint_id)
             continue
         since = endpoint.failing_since
         if since is None:

@@ -88,8 +88,9 @@ class Ledger:
 
     def tidy(self, retention, batch):
         """Delete up to batch deliveries delivered more than retention ago; then settle the
-        strays of endpoints disabled or deleted (see worker_view.settle_strays). How many
-        deliveries the first step deleted."""
+        strays of endpoints disabled or deleted (see worker_view.settle_strays), and once a
+        minute forget the endpoints' states that no waiting event needs. How many deliveries
+        the first step deleted, and every receiver the outbox holds."""
         receivers = queue.receivers(self.db)
         deleted = queue.delete_delivered(self.db, receivers, retention, batch)
         strays = list(self._strays(receivers))
@@ -97,7 +98,7 @@ class Ledger:
             with self.db.transaction() as cursor:
                 worker_view.settle_strays(self.db, cursor, strays)
         self._prune_history()
-        return deleted
+        return deleted, receivers
 
     def _prune_history(self):
         # The states no event that may still be fanned out was written in.

@@ -62,7 +62,6 @@ class Worker:
         self._wake = self._stopped = None
         self._next_retention = 0.0
         self._found_work = -math.inf
-        self._looked_for_other_receivers = False
         # The one thread that talks to the database: a wait for a lock never stalls the loop.
         self._db_thread = concurrent.futures.ThreadPoolExecutor(1, "webhooks-db")
 
@@ -106,8 +105,6 @@ class Worker:
             # Claimed deliveries are sent by then, or given back: see Ledger.lease.
             send_by = time.monotonic() + self.timeout
             try:
-                if not self._looked_for_other_receivers:
-                    await self._find_other_receivers()
                 wants = self.windows.wants(self.targets.by_receiver)
                 claimed = await self._in_db(
                     self.ledger.exchange, outcomes, unsent, wants, self.windows.sizes()
@@ -139,17 +136,6 @@ class Worker:
 
     def _busy(self):
         return time.monotonic() - self._found_work < self.poll_interval
-
-    async def _find_other_receivers(self):
-        # Deliveries to a receiver no longer configured are still sent, and deleted in time.
-        for receiver in await self._in_db(queue.receivers, self.db):
-            if is_endpoint(receiver) or self.targets.keep(receiver):
-                continue
-            failed = await self._in_db(self.ledger.fail_pending, receiver, UNSIGNED)
-            if failed:
-                name = receiver_name(receiver)
-                self.logger.warning("%d delivery(ies) to %s failed: %s", failed, name, UNSIGNED)
-        self._looked_for_other_receivers = True
 
     def _start_ready(self):
         """Start an attempt for every queued delivery that has a free slot."""
@@ -190,14 +176,30 @@ class Worker:
         return answer, None
 
     async def _keep_retention(self):
-        """Delete a batch of delivered rows past the retention, and settle the strays of
-        endpoints disabled or deleted (Ledger.tidy), once a second, or at once again while
-        whole batches go."""
+        """Delete a batch of delivered rows past the retention, settle the strays of endpoints
+        disabled or deleted (Ledger.tidy), and take up the operator's URLs no longer configured
+        among the receivers it listed: once a second, or at once again while whole batches go."""
         if time.monotonic() < self._next_retention:
             return
-        deleted = await self._in_db(self.ledger.tidy, self.retention, self.retention_batch)
+        tidy = self.ledger.tidy
+        deleted, receivers = await self._in_db(tidy, self.retention, self.retention_batch)
+        await self._keep_other_receivers(receivers)
         if deleted < self.retention_batch:
             self._next_retention = time.monotonic() + RETENTION_INTERVAL
+
+    async def _keep_other_receivers(self, receivers):
+        # Looked for every second, not at start alone: retry-failed makes a removed URL's failed
+        # deliveries pending again, and a host not yet rolled out may still write some.
+        for receiver in receivers:
+            if is_endpoint(receiver) or self.targets.keep(receiver):
+                continue
+            # Its failed rows are listed every second: a write transaction only for a pending one.
+            if not await self._in_db(queue.any_pending, self.db, receiver):
+                continue
+            failed = await self._in_db(self.ledger.fail_pending, receiver, UNSIGNED)
+            if failed:
+                name = receiver_name(receiver)
+                self.logger.warning("%d delivery(ies) to %s failed: %s", failed, name, UNSIGNED)
 
     async def _idle(self, longest):
         """Wait at most longest seconds for a reason to claim now: a receiver running low, an

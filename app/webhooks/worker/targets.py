@@ -44,14 +44,16 @@ class Targets:
     def keep(self, url):
         """Send to an operator's URL no longer configured too, as the operator's receivers are
         sent to: its deliveries still pending were promised, and go out or fail in time. False
-        when there is no PLANTSTORE_WEBHOOK_SECRET to sign them with."""
+        when there is no PLANTSTORE_WEBHOOK_SECRET to sign them with. Called in the loop's
+        thread."""
         if url in self.operator:
             return True
         if not self.secret:
             return False
-        self.operator[url] = self.by_receiver[url] = Target(
-            url, receiver_name(url), (self.secret,), False
-        )
+        target = Target(url, receiver_name(url), (self.secret,), False)
+        # Replaced, never changed in place: refresh() copies operator in the database thread.
+        self.operator = {**self.operator, url: target}
+        self.by_receiver = {**self.by_receiver, url: target}
         return True
 
     def refresh(self, db, cursor):
