@@ -1,5 +1,6 @@
 """Schema migrations: `db upgrade|downgrade|current|history|revision|check` and their locks."""
 
+import datetime
 import os
 import shutil
 import subprocess
@@ -7,10 +8,12 @@ import sys
 import threading
 
 import pytest
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import bindparam, create_engine, inspect, select, text
 
 from app import create_app, database
 from app.database import metadata, migrate
+from app.database.sql import UTCDateTime
+from app.webhooks.tables.endpoints.history import webhook_endpoint_history
 from harness.processes import ROOT, wait_for
 from helpers import TOKEN
 from migration_helpers import HEAD, NOW, ROWS, differences, revisions, rows, tables_1_0
@@ -235,3 +238,54 @@ def test_the_tag_index_revision_upgrades_a_database_of_the_previous_schema_with_
     assert result.exit_code == 0, result.output
     assert "plants_tag_id" not in {index["name"] for index in inspect(engine).get_indexes("plants")}
     assert rows(engine) == before
+
+
+HISTORY_REVISION = "e1a7c3d9b2f4"
+
+
+def test_the_history_revision_keeps_each_endpoints_states_as_the_fan_out_judged_them(engine, cli):
+    assert cli("db", "upgrade", f"{HISTORY_REVISION}-1").exit_code == 0
+    # Made, subscribed to plant.created until its events changed at NOW + 2, disabled at
+    # NOW + 1 and enabled again at NOW + 3.
+    at = [NOW + datetime.timedelta(minutes=minute) for minute in range(4)]
+    endpoint = {
+        "id": "ep_changed",
+        "url": "https://receiver.invalid/hook",
+        "description": "",
+        "events": '["plant.updated"]',
+        "enabled": True,
+        "secret": "sealed",
+        "created_at": at[0],
+        "disabled_at": at[1],
+        "previous_events": '["plant.created"]',
+        "events_changed_at": at[2],
+        "enabled_at": at[3],
+    }
+    columns = ", ".join(endpoint)
+    values = ", ".join(f":{name}" for name in endpoint)
+    insert = text(f"INSERT INTO webhook_endpoints ({columns}) VALUES ({values})").bindparams(
+        *(bindparam(name, type_=UTCDateTime) for name in endpoint if name.endswith("_at"))
+    )
+    with engine.begin() as conn:
+        conn.execute(insert, endpoint)
+    result = cli("db", "upgrade")
+    assert result.exit_code == 0, result.output
+    assert differences(engine) == []
+    history = webhook_endpoint_history.c
+    with engine.connect() as conn:
+        query = select(history.since, history.enabled, history.events).order_by(history.since)
+        states = conn.execute(query).all()
+    assert [tuple(state) for state in states] == [
+        (at[0], True, '["plant.created"]'),
+        (at[1], False, '["plant.created"]'),
+        (at[2], False, '["plant.updated"]'),
+        (at[3], True, '["plant.updated"]'),
+    ]
+    result = cli("db", "downgrade", f"{HISTORY_REVISION}-1")
+    assert result.exit_code == 0, result.output
+    with engine.connect() as conn:
+        row = conn.execute(text("SELECT * FROM webhook_endpoints")).mappings().one()
+    changes = ("disabled_at", "previous_events", "events_changed_at", "enabled_at")
+    read = UTCDateTime().dialect_impl(engine.dialect).result_processor(engine.dialect, None)
+    restored = {name: read(row[name]) if name.endswith("_at") else row[name] for name in changes}
+    assert restored == {name: endpoint[name] for name in changes}

@@ -51,14 +51,14 @@ def hooked_server(live_server, database_url, hooked_settings, start_workers):
 def endpoint_stack(live_server, database_url, start_workers):
     """stack(**settings): gunicorn on the test database with those webhook settings, an Admin
     of its /webhooks API, and start() for its workers: two on PostgreSQL, where several hosts
-    share the outbox, one on SQLite. Returns (server, admin, start)."""
+    share the outbox, one on SQLite, or start(count=N). Returns (server, admin, start)."""
 
     def stack(**settings):
         server = live_server(database_url, **environment({**ENDPOINT_SETTINGS, **settings}))
         admin = Admin(server, issue_admin_token(database_url))
-        count = 2 if database_url.startswith("postgresql") else 1
+        shared = 2 if database_url.startswith("postgresql") else 1
 
-        def start(**overrides):
+        def start(count=shared, **overrides):
             env = {**server.env, **environment(overrides)}
             workers = [start_workers(env) for _ in range(count)]
             logs = [log_path for _, log_path in workers]

@@ -68,17 +68,28 @@ def row_is_locked(db, endpoint_id):
         return False
 
 
+@pytest.fixture
+def one_event():
+    """make(app): an endpoint of app subscribed to plant.created, a plant created (its event
+    waits), and the app's Ledger; as (client, admin headers, endpoint id, ledger)."""
+
+    def make(app):
+        client, headers = app.test_client(), issue_admin_token(app)
+        endpoint = register(client, headers, events=["plant.created"])["id"]
+        assert create(client, 1).status_code == 200
+        return client, headers, endpoint, Ledger(app)
+
+    return make
+
+
 # Row locks, and reads outside them, are PostgreSQL's: SQLite's write transaction holds the
 # whole database, so these rounds have nothing to interleave with there.
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 def test_a_disable_during_a_round_fails_what_the_round_claimed_for_the_endpoint(
-    make_app, monkeypatch
+    make_app, one_event, monkeypatch
 ):
     app = make_app(**ENDPOINT_SETTINGS)
-    client, headers = app.test_client(), issue_admin_token(app)
-    endpoint = register(client, headers, events=["plant.created"])["id"]
-    assert create(client, 1).status_code == 200
-    ledger = Ledger(app)
+    client, headers, endpoint, ledger = one_event(app)
     answers = []
 
     def disable():
@@ -89,28 +100,26 @@ def test_a_disable_during_a_round_fails_what_the_round_claimed_for_the_endpoint(
 
     def disabled_meanwhile(db, cursor, limit):
         # The round has begun: a disable comes now, before the fan-out writes its claims.
-        thread = threading.Thread(target=disable)
-        thread.start()
+        threading.Thread(target=disable).start()
         wait_for(lambda: answers or waits_for_a_lock(db), 5, "the disable to end or wait")
         return oldest(db, cursor, limit)
 
     monkeypatch.setattr(events, "oldest", disabled_meanwhile)
     ledger.exchange([], [], {endpoint: 4}, {})
+    ended = time.monotonic()
     wait_for(lambda: answers, 10, "the disable")
     assert answers == [200]
+    assert time.monotonic() - ended < 2  # it waited for the round alone
     # What the round claimed, the disable failed: nothing of it is left to be sent.
     assert [row["status"] for row in delivery_rows(app, endpoint).values()] == ["failed"]
 
 
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 def test_a_round_holds_the_endpoint_of_a_delivery_it_gives_back_before_its_row(
-    make_app, monkeypatch
+    make_app, one_event, monkeypatch
 ):
     app = make_app(**ENDPOINT_SETTINGS)
-    client, headers = app.test_client(), issue_admin_token(app)
-    endpoint = register(client, headers, events=["plant.created"])["id"]
-    assert create(client, 1).status_code == 200
-    ledger = Ledger(app)
+    _, _, endpoint, ledger = one_event(app)
     (claimed,) = ledger.exchange([], [], {endpoint: 1}, {})
     release, held = queue.release, []
 
