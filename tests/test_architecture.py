@@ -17,7 +17,7 @@ OWNERS = {
     "webhook_endpoints": "app/webhooks/tables/endpoints/",
     "webhook_endpoint_history": "app/webhooks/tables/endpoints/",
     "webhook_disables": "app/webhooks/tables/disables.py",
-    "webhook_windows": "app/webhooks/tables/windows.py",
+    "webhook_windows": "app/webhooks/tables/window_sizes.py",
 }
 
 

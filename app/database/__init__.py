@@ -4,7 +4,7 @@
 from . import commands, migrate
 from .access import EXTENSION, Database, get_db, of
 from .failures import DatabaseFailure, Locked, SchemaBehind, SchemaMissing, Unavailable
-from .sql import driver_sql, metadata, utcnow
+from .sql import Statement, driver_sql, metadata, utcnow
 
 __all__ = [
     "Database",
@@ -12,6 +12,7 @@ __all__ = [
     "Locked",
     "SchemaBehind",
     "SchemaMissing",
+    "Statement",
     "Unavailable",
     "driver_sql",
     "get_db",

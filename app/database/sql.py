@@ -1,5 +1,6 @@
 """What every table module shares: the MetaData, the time type, and SQL compiled per driver."""
 
+import collections
 import datetime
 
 from sqlalchemy import DateTime, MetaData, TypeDecorator, text
@@ -42,6 +43,30 @@ def driver_sql(statement, **compile_options):
         name: str(statement.compile(dialect=dialect, **compile_options))
         for name, dialect in DIALECTS.items()
     }
+
+
+class Statement:
+    """A Core statement built from its Table, compiled once per backend (``statement[dialect]``
+    is the SQL a driver cursor takes), whose rows are read by name: ``rows`` and ``row`` give
+    records of a named tuple made once, from the columns the statement returns."""
+
+    def __init__(self, statement, name="Row", **compile_options):
+        self.sql = driver_sql(statement, **compile_options)
+        columns = [column.key for column in statement.exported_columns]
+        self.record = collections.namedtuple(name, columns) if columns else None
+
+    def __getitem__(self, dialect):
+        return self.sql[dialect]
+
+    def rows(self, cursor):
+        """Every row the cursor's last execution of this statement returned, as records."""
+        make = self.record._make
+        return [make(row) for row in cursor.fetchall()]
+
+    def row(self, cursor):
+        """The first row the cursor's last execution returned as a record, or None."""
+        found = cursor.fetchone()
+        return None if found is None else self.record._make(found)
 
 
 def utcnow():

@@ -4,7 +4,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from ...database import DatabaseFailure, utcnow
 from ..receivers import receiver_name
-from ..tables import windows
+from ..tables import window_sizes
 from ..tables.deliveries import FAILED, PENDING
 from ..tables.disables import by_reason
 from .summary import per_receiver
@@ -28,7 +28,7 @@ class DeliveryCollector:
         try:
             receivers = per_receiver(self.db, self.urls)
             disables = by_reason(self.db)
-            sizes = windows.live(self.db, utcnow())
+            sizes = window_sizes.live(self.db, utcnow())
         except DatabaseFailure as error:
             self.logger.warning(
                 "metrics: webhook deliveries not read: %s", error.__class__.__name__

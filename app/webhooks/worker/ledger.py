@@ -9,7 +9,7 @@ from ... import database, events
 from ...database import utcnow
 from ..receivers import is_endpoint
 from ..tables import events as event_table
-from ..tables import windows
+from ..tables import window_sizes
 from ..tables.deliveries import log, queue
 from ..tables.endpoints import history, worker_view
 from . import disabling, fanout
@@ -83,7 +83,7 @@ class Ledger:
             self._lock(cursor, outcomes, unsent, {})
             disabled = self._record(cursor, outcomes)
             queue.release(self.db, cursor, unsent)
-            windows.forget(self.db, cursor, self.worker)
+            window_sizes.forget(self.db, cursor, self.worker)
             disabling.count(self.db, cursor, disabled)
 
     def tidy(self, retention, batch):
@@ -129,7 +129,7 @@ class Ledger:
             return
         now = utcnow()
         expires_at = now + datetime.timedelta(seconds=WINDOWS_LIFE)
-        windows.write(self.db, cursor, self.worker, sizes, now, expires_at)
+        window_sizes.write(self.db, cursor, self.worker, sizes, now, expires_at)
         self._windows_due = time.monotonic() + WINDOWS_INTERVAL
 
     def _lock(self, cursor, outcomes, unsent, wants):

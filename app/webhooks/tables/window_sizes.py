@@ -1,5 +1,6 @@
-"""The webhook_windows table: each worker's window per receiver, which the worker writes as it
-delivers and /metrics reads, whichever host the worker runs on."""
+"""The webhook_windows table: the size of each worker's window per receiver, which the worker
+writes as it delivers and /metrics reads, whichever host the worker runs on (the windows
+themselves are the worker's, in worker/windows.py)."""
 
 from sqlalchemy import Column, Integer, PrimaryKeyConstraint, String, Table, Text
 
