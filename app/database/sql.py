@@ -6,11 +6,27 @@ import datetime
 from sqlalchemy import DateTime, MetaData, TypeDecorator, text
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.dialects.postgresql import psycopg
+from sqlalchemy.dialects.sqlite import base as sqlite_base
 
 # Every table of the service, wherever its feature defines it; Alembic compares with this.
 metadata = MetaData()
 
-DIALECTS = {"sqlite": sqlite.dialect(paramstyle="named"), "postgresql": psycopg.dialect()}
+
+class _SQLiteCompiler(sqlite_base.SQLiteCompiler):
+    """SQLite's compiler, without the OFFSET 0 that SQLAlchemy adds to a LIMIT as a parameter of
+    its own, which no driver cursor is given (SQLite takes a LIMIT alone)."""
+
+    def limit_clause(self, select, **kw):
+        if select._offset_clause is None and select._limit_clause is not None:
+            return "\n LIMIT " + self.process(select._limit_clause, **kw)
+        return super().limit_clause(select, **kw)
+
+
+class _SQLite(sqlite.dialect):
+    statement_compiler = _SQLiteCompiler
+
+
+DIALECTS = {"sqlite": _SQLite(paramstyle="named"), "postgresql": psycopg.dialect()}
 
 
 class UTCDateTime(TypeDecorator):
@@ -51,8 +67,23 @@ class Statement:
     records of a named tuple made once, from the columns the statement returns."""
 
     def __init__(self, statement, name="Row", **compile_options):
-        self.sql = driver_sql(statement, **compile_options)
-        columns = [column.key for column in statement.exported_columns]
+        # A dict gives each backend its own construct (an upsert: sqlite.insert, postgresql.insert).
+        each = statement if isinstance(statement, dict) else dict.fromkeys(DIALECTS, statement)
+        compiled = {
+            dialect: each[dialect].compile(dialect=DIALECTS[dialect], **compile_options)
+            for dialect in DIALECTS
+        }
+        # A value held in the statement would need passing on every call: write it as SQL.
+        held = {
+            key
+            for each in compiled.values()
+            for key, value in each.params.items()
+            if value is not None
+        }
+        if held:
+            raise ValueError(f"parameters with values of their own: {sorted(held)}")
+        self.sql = {dialect: str(each) for dialect, each in compiled.items()}
+        columns = [column.key for column in each["sqlite"].exported_columns]
         self.record = collections.namedtuple(name, columns) if columns else None
 
     def __getitem__(self, dialect):

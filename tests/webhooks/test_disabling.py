@@ -9,7 +9,7 @@ import pytest
 from app import database
 from app.database import utcnow
 from app.webhooks.tables.deliveries import Outcome
-from app.webhooks.tables.endpoints import worker_view
+from app.webhooks.tables.endpoints import rounds
 from app.webhooks.worker import disabling
 from endpoint_helpers import register
 from helpers import issue_admin_token
@@ -33,7 +33,7 @@ def test_a_410_then_another_outcome_in_the_same_round_disables_the_endpoint(make
     ]
     db = database.of(app)
     with db.transaction() as cursor:
-        known = {each.id: each for each in worker_view.for_worker(db, cursor)}
+        known = {each.id: each for each in rounds.for_worker(db, cursor)}
         disabled = disabling.judge(db, cursor, outcomes, now, 3600, known)
     assert disabled == [(endpoint, GONE, "gone")]
     shown = client.get(f"/webhooks/{endpoint}", headers=headers).get_json()

@@ -12,6 +12,7 @@ from ...database import get_db, utcnow
 from .. import receivers
 from ..security import keys
 from ..tables import endpoints
+from ..tables.endpoints import rotation
 from . import registration
 from .schemas import (
     CreatedWebhookEndpointSchema,
@@ -193,6 +194,6 @@ def rotate_webhook_secret(endpoint_id):
     keys.warn_if_unsealed(current_app)
     secret = keys.new_secret()
     overlap = datetime.timedelta(seconds=current_app.config["WEBHOOK_SECRET_OVERLAP"])
-    if not endpoints.rotate(get_db(), endpoint_id, keyring().seal(secret), utcnow() + overlap):
+    if not rotation.rotate(get_db(), endpoint_id, keyring().seal(secret), utcnow() + overlap):
         raise NotFound(NO_SUCH_ENDPOINT)
     return {"secret": secret}

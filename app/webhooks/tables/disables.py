@@ -1,8 +1,9 @@
 """The webhook_disables table: endpoints the worker disabled, by reason, a counter of /metrics."""
 
-from sqlalchemy import BigInteger, Column, String, Table
+from sqlalchemy import BigInteger, Column, String, Table, bindparam, literal_column, select
+from sqlalchemy.dialects import postgresql, sqlite
 
-from ...database import driver_sql, metadata
+from ...database import Statement, metadata
 
 # Endpoints the worker disabled, by reason, since the database was made: a counter of /metrics
 # that every host's worker adds to.
@@ -12,11 +13,20 @@ webhook_disables = Table(
     Column("reason", String(20), primary_key=True),
     Column("count", BigInteger, nullable=False),
 )
-COUNT_DISABLE = driver_sql(
-    "INSERT INTO webhook_disables (reason, count) VALUES (:reason, 1) "
-    "ON CONFLICT (reason) DO UPDATE SET count = webhook_disables.count + 1"
+d = webhook_disables.c
+
+
+def _counted(insert):
+    new = insert(webhook_disables).values(reason=bindparam("reason"), count=literal_column("1"))
+    return new.on_conflict_do_update(
+        index_elements=[d.reason], set_={"count": d.count + literal_column("1")}
+    )
+
+
+COUNT_DISABLE = Statement(
+    {"sqlite": _counted(sqlite.insert), "postgresql": _counted(postgresql.insert)}
 )
-DISABLES = driver_sql("SELECT reason, count FROM webhook_disables")
+DISABLES = Statement(select(d.reason, d.count))
 
 
 def count_disable(db, cursor, reason):
@@ -28,4 +38,4 @@ def by_reason(db):
     """{reason: endpoints the worker disabled for it}."""
     with db.cursor() as cursor:
         cursor.execute(DISABLES[db.dialect])
-        return dict(cursor.fetchall())
+        return {row.reason: row.count for row in DISABLES.rows(cursor)}

@@ -1,10 +1,22 @@
 """The events table: a change writes one event row, whatever the number of receivers, which
 the worker fans out to a delivery per receiver (worker/fanout.py) and deletes."""
 
-from sqlalchemy import BigInteger, Column, Integer, String, Table, Text
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Integer,
+    String,
+    Table,
+    Text,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+)
 
-from ...database import driver_sql, metadata
-from ...database.sql import UTCDateTime, skip_locked
+from ...database import Statement, metadata
+from ...database.sql import UTCDateTime
 
 # Published events not yet fanned out: the cheapest row SQLite has (a rowid key, no other
 # index), deleted once its deliveries are written.
@@ -18,13 +30,23 @@ events = Table(
     Column("created_at", UTCDateTime, nullable=False),
 )
 
-INSERT = driver_sql(
-    "INSERT INTO events (type, body, created_at) VALUES (:type, :body, :created_at)"
+e = events.c
+# Inline: the new id is not asked back (PostgreSQL would add RETURNING for it).
+INSERT = Statement(
+    insert(events)
+    .values(type=bindparam("type"), body=bindparam("body"), created_at=bindparam("created_at"))
+    .inline()
 )
 # The oldest events first; another worker's are skipped, not waited for.
-OLDEST = skip_locked("SELECT id, type, body, created_at FROM events ORDER BY id LIMIT :limit")
-DELETE = driver_sql("DELETE FROM events WHERE id = :id")
-WAITING = driver_sql("SELECT COUNT(*), MIN(created_at) FROM events")
+OLDEST = Statement(
+    select(e.id, e.type, e.body, e.created_at)
+    .order_by(e.id)
+    .limit(bindparam("limit"))
+    .with_for_update(skip_locked=True),
+    "Event",
+)
+DELETE = Statement(delete(events).where(e.id == bindparam("id")))
+WAITING = Statement(select(func.count().label("count"), func.min(e.created_at).label("oldest")))
 
 
 def publish(db, cursor, event_type, body, created_at):
@@ -34,10 +56,10 @@ def publish(db, cursor, event_type, body, created_at):
 
 
 def oldest(db, cursor, limit):
-    """Up to limit of the oldest events, in the cursor's transaction, as rows of (id, type,
-    body, created_at as stored); locked, those of another worker left out."""
+    """Up to limit of the oldest events, in the cursor's transaction, as Events (OLDEST's
+    record: id, type, body, created_at as stored); locked, those of another worker left out."""
     cursor.execute(OLDEST[db.dialect], {"limit": limit})
-    return cursor.fetchall()
+    return OLDEST.rows(cursor)
 
 
 def delete(db, cursor, ids):
@@ -49,5 +71,5 @@ def waiting(db):
     """How many events wait to be fanned out, and the creation time of the oldest (or None)."""
     with db.cursor() as cursor:
         cursor.execute(WAITING[db.dialect])
-        count, oldest_at = cursor.fetchone()
-    return count, db.read_time(oldest_at) if oldest_at is not None else None
+        row = WAITING.row(cursor)
+    return row.count, db.read_time(row.oldest) if row.oldest is not None else None

@@ -2,9 +2,21 @@
 writes as it delivers and /metrics reads, whichever host the worker runs on (the windows
 themselves are the worker's, in worker/windows.py)."""
 
-from sqlalchemy import Column, Integer, PrimaryKeyConstraint, String, Table, Text
+from sqlalchemy import (
+    Column,
+    Integer,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+    bindparam,
+    delete,
+    func,
+    select,
+)
+from sqlalchemy.dialects import postgresql, sqlite
 
-from ...database import driver_sql, metadata
+from ...database import Statement, metadata
 from ...database.sql import UTCDateTime
 
 # A row per worker and receiver, rewritten while the worker runs; one past its expiry belongs
@@ -22,15 +34,26 @@ webhook_windows = Table(
     PrimaryKeyConstraint("worker", "receiver"),
 )
 
-WRITE = driver_sql(
-    "INSERT INTO webhook_windows (worker, receiver, size, expires_at) "
-    "VALUES (:worker, :receiver, :size, :expires_at) ON CONFLICT (worker, receiver) "
-    "DO UPDATE SET size = excluded.size, expires_at = excluded.expires_at"
-)
-DELETE_EXPIRED = driver_sql("DELETE FROM webhook_windows WHERE expires_at < :now")
-DELETE_WORKER = driver_sql("DELETE FROM webhook_windows WHERE worker = :worker")
-LIVE = driver_sql(
-    "SELECT receiver, SUM(size) FROM webhook_windows WHERE expires_at >= :now GROUP BY receiver"
+w = webhook_windows.c
+
+
+def _upsert(insert):
+    new = insert(webhook_windows).values(
+        {column: bindparam(column) for column in ("worker", "receiver", "size", "expires_at")}
+    )
+    return new.on_conflict_do_update(
+        index_elements=[w.worker, w.receiver],
+        set_={"size": new.excluded.size, "expires_at": new.excluded.expires_at},
+    )
+
+
+WRITE = Statement({"sqlite": _upsert(sqlite.insert), "postgresql": _upsert(postgresql.insert)})
+DELETE_EXPIRED = Statement(delete(webhook_windows).where(w.expires_at < bindparam("now")))
+DELETE_WORKER = Statement(delete(webhook_windows).where(w.worker == bindparam("worker")))
+LIVE = Statement(
+    select(w.receiver, func.sum(w.size).label("size"))
+    .where(w.expires_at >= bindparam("now"))
+    .group_by(w.receiver)
 )
 
 
@@ -56,4 +79,4 @@ def live(db, now):
     """{receiver: the sum of its windows over the workers still running at now}."""
     with db.cursor() as cursor:
         cursor.execute(LIVE[db.dialect], {"now": db.bind_time(now)})
-        return dict(cursor.fetchall())
+        return {row.receiver: row.size for row in LIVE.rows(cursor)}

@@ -5,7 +5,7 @@ import datetime
 
 from ..receivers import is_endpoint
 from ..tables import disables, endpoints
-from ..tables.endpoints import history, worker_view
+from ..tables.endpoints import rounds
 
 GONE = 410
 
@@ -15,9 +15,9 @@ def judge(db, cursor, outcomes, now, disable_after, known):
     the others' failures by the last of their outcomes, and disable those that must be: in the
     cursor's transaction. [(endpoint id, reason, counted as)] of those disabled, for count().
 
-    known is {endpoint id: worker_view.Endpoint} as read in this transaction: an endpoint's
-    failure time is written only when it changes. Disabling fails the endpoint's pending
-    deliveries in the same transaction: no crash can leave an endpoint disabled with
+    known is {endpoint id: its Endpoint (rounds.for_worker)} as read in this transaction:
+    an endpoint's failure time is written only when it changes. Disabling fails the endpoint's
+    pending deliveries in the same transaction: no crash can leave an endpoint disabled with
     deliveries still pending.
     """
     ours = [outcome for outcome in outcomes if is_endpoint(outcome.receiver)]
@@ -31,20 +31,20 @@ def judge(db, cursor, outcomes, now, disable_after, known):
             continue
         if endpoint_id in gone:
             if endpoints.disable(db, cursor, endpoint_id, endpoints.DISABLED_GONE):
-                history.record(db, cursor, endpoint_id, now)
+                endpoints.record_state(db, cursor, endpoint_id, now)
                 disabled.append((endpoint_id, endpoints.DISABLED_GONE, "gone"))
             continue
         if outcome.error is None:
             if endpoint.failing_since is not None:
-                worker_view.clear_failing(db, cursor, endpoint_id)
+                rounds.clear_failing(db, cursor, endpoint_id)
             continue
         since = endpoint.failing_since
         if since is None:
-            worker_view.mark_failing(db, cursor, endpoint_id, now)
+            rounds.mark_failing(db, cursor, endpoint_id, now)
             since = now
         cutoff = now - datetime.timedelta(seconds=disable_after)
-        if since <= cutoff and worker_view.disable_failing(db, cursor, endpoint_id, cutoff):
-            history.record(db, cursor, endpoint_id, now)
+        if since <= cutoff and rounds.disable_failing(db, cursor, endpoint_id, cutoff):
+            endpoints.record_state(db, cursor, endpoint_id, now)
             disabled.append((endpoint_id, endpoints.DISABLED_FAILING, "failing"))
     return disabled
 

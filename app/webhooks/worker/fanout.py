@@ -29,7 +29,8 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
         return []
     timelines = history.timelines(db, cursor).items()
     deliveries, claimed, lease = [], [], db.bind_time(until)
-    for _, event_type, body, created_at in rows:
+    for event in rows:
+        event_type, body, created_at = event.type, event.body, event.created_at
         receivers = [(url, True) for url in urls] if event_type in operator_types else []
         at = db.read_time(created_at)
         receivers += [
@@ -45,7 +46,7 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
                 claimed.append(Delivery(delivery["id"], receiver, event_type, body, 1, lease))
             deliveries.append(delivery)
     queue.insert(db, cursor, deliveries)
-    events.delete(db, cursor, [row[0] for row in rows])
+    events.delete(db, cursor, [event.id for event in rows])
     return claimed
 
 

@@ -11,7 +11,7 @@ from ..receivers import is_endpoint
 from ..tables import events as event_table
 from ..tables import window_sizes
 from ..tables.deliveries import log, queue
-from ..tables.endpoints import history, worker_view
+from ..tables.endpoints import history, rounds
 from . import disabling, fanout
 from .retries import Retries
 from .targets import Targets
@@ -88,7 +88,7 @@ class Ledger:
 
     def tidy(self, retention, batch):
         """Delete up to batch deliveries delivered more than retention ago; then settle the
-        strays of endpoints disabled or deleted (see worker_view.settle_strays), and once a
+        strays of endpoints disabled or deleted (see rounds.settle_strays), and once a
         minute forget the endpoints' states that no waiting event needs. How many deliveries
         the first step deleted, and every receiver the outbox holds."""
         receivers = queue.receivers(self.db)
@@ -96,7 +96,7 @@ class Ledger:
         strays = list(self._strays(receivers))
         if strays:
             with self.db.transaction() as cursor:
-                worker_view.settle_strays(self.db, cursor, strays)
+                rounds.settle_strays(self.db, cursor, strays)
         self._prune_history()
         return deleted, receivers
 
@@ -138,7 +138,7 @@ class Ledger:
         # disable waits for the round, and the endpoints read next are what it writes over.
         writes = {each.receiver for each in outcomes if is_endpoint(each.receiver)}
         reads = {each.receiver for each in unsent} | set(wants)
-        worker_view.lock(self.db, cursor, writes, {each for each in reads if is_endpoint(each)})
+        rounds.lock(self.db, cursor, writes, {each for each in reads if is_endpoint(each)})
 
     def _record(self, cursor, outcomes):
         # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge.

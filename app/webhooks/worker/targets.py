@@ -8,7 +8,7 @@ from typing import NamedTuple
 from ...database import utcnow
 from ..receivers import receiver_name
 from ..security.keys import UNSEALED, Keyring, UnreadableSecret, signing_key
-from ..tables.endpoints import worker_view as endpoints
+from ..tables.endpoints import rounds
 
 
 class Target(NamedTuple):
@@ -24,8 +24,8 @@ class Target(NamedTuple):
 
 class Targets:
     """The Target of each receiver (by_receiver): the operator's URLs, and every enabled
-    endpoint by its id; and every endpoint as last read (endpoints.Endpoint), for the fan-out
-    and the disabling."""
+    endpoint by its id; and every endpoint as last read (an Endpoint, rounds.for_worker), for
+    the disabling."""
 
     def __init__(self, config, logger):
         self.logger = logger
@@ -60,7 +60,7 @@ class Targets:
         """Read the endpoints again, in the cursor's transaction: one read a round."""
         targets = dict(self.operator)
         now = utcnow()
-        read = {each.id: each for each in endpoints.for_worker(db, cursor)}
+        read = {each.id: each for each in rounds.for_worker(db, cursor)}
         # Only what the endpoints hold now is kept: deleted ones and replaced secrets go.
         self._unreadable &= read.keys()
         opened, self._keys = self._keys, {}

@@ -1,14 +1,29 @@
 """The webhook_endpoints table, receivers registered through the API, and its statements: the
-API's here, the worker's in worker_view.py; every state each one has been in, in history.py."""
+API's here, a secret's rotation in rotation.py, the worker's in rounds.py; every state each one
+has been in, in history.py."""
 
 import json
 
-from sqlalchemy import Boolean, Column, String, Table, Text
+from sqlalchemy import (
+    Boolean,
+    Column,
+    String,
+    Table,
+    Text,
+    bindparam,
+    false,
+    func,
+    insert,
+    null,
+    select,
+    true,
+)
 
-from ....database import driver_sql, metadata, utcnow
+from ....database import Statement, metadata, utcnow
 from ....database.sql import UTCDateTime
 from ..deliveries import log
 from . import history
+from .history import webhook_endpoint_history
 
 ID_LENGTH = 64
 # Why an endpoint was disabled, as disabled_reason says it.
@@ -39,45 +54,65 @@ webhook_endpoints = Table(
     Column("created_at", UTCDateTime, nullable=False),
 )
 
-SHOWN = "id, url, description, events, enabled, disabled_reason, created_at"
-INSERT = driver_sql(
-    "INSERT INTO webhook_endpoints (id, url, description, events, enabled, disabled_reason, "
-    "secret, created_at) VALUES (:id, :url, :description, :events, :enabled, "
-    ":disabled_reason, :secret, :created_at)"
-)
+
+def _by_id():
+    return webhook_endpoints.c.id == bindparam("id")
+
+
+c = webhook_endpoints.c
+# What an answer shows of an endpoint: never its secrets.
+SHOWN = (c.id, c.url, c.description, c.events, c.enabled, c.disabled_reason, c.created_at)
 # Registrations are rare: counting under a table lock makes the limit exact across hosts.
 LOCK = "LOCK TABLE webhook_endpoints IN SHARE ROW EXCLUSIVE MODE"
-COUNT = driver_sql("SELECT COUNT(*) FROM webhook_endpoints")
-SELECT_ONE = driver_sql(f"SELECT {SHOWN} FROM webhook_endpoints WHERE id = :id")
-SELECT_PAGE = driver_sql(
-    f"SELECT {SHOWN} FROM webhook_endpoints WHERE id > :after ORDER BY id LIMIT :limit"
+COUNT = Statement(select(func.count().label("count")).select_from(webhook_endpoints))
+SELECT_ONE = Statement(select(*SHOWN).where(_by_id()), "Shown")
+SELECT_PAGE = Statement(
+    select(*SHOWN).where(c.id > bindparam("after")).order_by(c.id).limit(bindparam("limit")),
+    "Shown",
 )
-DELETE = driver_sql("DELETE FROM webhook_endpoints WHERE id = :id")
-# The previous secret, while its own overlap lasts, becomes the older one; an older one still in
-# its overlap is dropped, the oldest of three.
-ROTATE = driver_sql(
-    "UPDATE webhook_endpoints SET "
-    "older_secret = CASE WHEN previous_until > :now THEN previous_secret END, "
-    "older_until = CASE WHEN previous_until > :now THEN previous_until END, "
-    "previous_secret = secret, previous_until = :until, secret = :secret WHERE id = :id"
+DELETE = Statement(webhook_endpoints.delete().where(_by_id()))
+DISABLE = Statement(
+    webhook_endpoints.update()
+    .where(_by_id(), c.enabled)
+    .values(enabled=false(), disabled_reason=bindparam("reason"))
 )
-DISABLE = driver_sql(
-    "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = :reason "
-    "WHERE id = :id AND enabled"
+ENABLE = Statement(
+    webhook_endpoints.update()
+    .where(_by_id())
+    .values(enabled=true(), disabled_reason=null(), failing_since=null())
 )
-ENABLE = driver_sql(
-    "UPDATE webhook_endpoints SET enabled = TRUE, disabled_reason = NULL, "
-    "failing_since = NULL WHERE id = :id"
+IDS = Statement(select(c.id).order_by(c.id))
+# The endpoint's state as it now is, from now, in the transaction that changed it (which holds
+# its row): what the fan-out of an event written from then on goes by (history.py).
+RECORD_STATE = Statement(
+    insert(webhook_endpoint_history).from_select(
+        ["endpoint_id", "since", "enabled", "events"],
+        select(c.id, bindparam("now", type_=UTCDateTime), c.enabled, c.events).where(_by_id()),
+    )
 )
-IDS = driver_sql("SELECT id FROM webhook_endpoints ORDER BY id")
 # Whether the endpoint takes deliveries. PostgreSQL holds its row until the transaction ends, so
 # that a disable (which fails pending deliveries) and a resend wait for each other; SQLite's
-# write transaction holds the whole database already.
-SELECT_ENABLED = "SELECT enabled FROM webhook_endpoints WHERE id = :id"
-ENABLED = {
-    "sqlite": driver_sql(SELECT_ENABLED)["sqlite"],
-    "postgresql": driver_sql(SELECT_ENABLED + " FOR SHARE")["postgresql"],
-}
+# write transaction holds the whole database already (and renders no FOR SHARE).
+ENABLED = Statement(select(c.enabled).where(_by_id()).with_for_update(read=True))
+# Each set of columns a create or a PATCH sets, compiled once.
+_SETTING = {}
+
+
+def _setting(build, columns):
+    key = (build, columns)
+    statement = _SETTING.get(key)
+    if statement is None:
+        values = {column: bindparam(column) for column in columns}
+        statement = _SETTING[key] = Statement(build(values))
+    return statement
+
+
+def _insert(values):
+    return webhook_endpoints.insert().values(values)
+
+
+def _change(values):
+    return webhook_endpoints.update().where(_by_id()).values(values)
 
 
 def subscribed(event_type):
@@ -93,15 +128,11 @@ def _pattern(event_type):
 
 
 def _shown(db, row):
-    endpoint_id, url, description, events, enabled, reason, created_at = row
     return {
-        "id": endpoint_id,
-        "url": url,
-        "description": description,
-        "events": json.loads(events),
-        "enabled": bool(enabled),
-        "disabled_reason": reason,
-        "created_at": db.read_time(created_at),
+        **row._asdict(),
+        "events": json.loads(row.events),
+        "enabled": bool(row.enabled),
+        "created_at": db.read_time(row.created_at),
     }
 
 
@@ -126,17 +157,18 @@ def create(db, endpoint, sealed_secret, most):
             raise TooMany(most)
         # Made from the time it holds the write lock, as every event it may take is stamped.
         now = utcnow()
-        cursor.execute(INSERT[db.dialect], {**row, "created_at": db.bind_time(now)})
-        history.record(db, cursor, row["id"], now)
+        row["created_at"] = db.bind_time(now)
+        cursor.execute(_setting(_insert, tuple(row))[db.dialect], row)
+        record_state(db, cursor, row["id"], now)
         cursor.execute(SELECT_ONE[db.dialect], row)
-        return _shown(db, cursor.fetchone())
+        return _shown(db, SELECT_ONE.row(cursor))
 
 
 def get(db, endpoint_id):
     """The endpoint with this id as shown, or None."""
     with db.cursor() as cursor:
         cursor.execute(SELECT_ONE[db.dialect], {"id": endpoint_id})
-        row = cursor.fetchone()
+        row = SELECT_ONE.row(cursor)
     return _shown(db, row) if row else None
 
 
@@ -145,7 +177,7 @@ def page(db, after, limit):
     more remain."""
     with db.cursor() as cursor:
         cursor.execute(SELECT_PAGE[db.dialect], {"after": after, "limit": limit + 1})
-        rows = [_shown(db, row) for row in cursor.fetchall()]
+        rows = [_shown(db, row) for row in SELECT_PAGE.rows(cursor)]
     return rows[:limit], len(rows) > limit
 
 
@@ -157,9 +189,8 @@ def update(db, endpoint_id, changes):
         columns["events"] = json.dumps(columns["events"])
     with db.transaction() as cursor:
         if columns:
-            assignments = ", ".join(f"{column} = :{column}" for column in sorted(columns))
-            sql = f"UPDATE webhook_endpoints SET {assignments} WHERE id = :id"
-            cursor.execute(driver_sql(sql)[db.dialect], {**columns, "id": endpoint_id})
+            statement = _setting(_change, tuple(sorted(columns)))
+            cursor.execute(statement[db.dialect], {**columns, "id": endpoint_id})
         if changes.get("enabled") is False:
             disable(db, cursor, endpoint_id, DISABLED_BY_API)
         elif changes.get("enabled") is True:
@@ -167,16 +198,22 @@ def update(db, endpoint_id, changes):
         if "events" in changes or "enabled" in changes:
             # Stamped last, once every lock is held: an event committed before is judged by
             # the state before; on SQLite the write lock orders the two stamps as the commits.
-            history.record(db, cursor, endpoint_id, utcnow())
+            record_state(db, cursor, endpoint_id, utcnow())
         cursor.execute(SELECT_ONE[db.dialect], {"id": endpoint_id})
-        row = cursor.fetchone()
+        row = SELECT_ONE.row(cursor)
     return _shown(db, row) if row else None
+
+
+def record_state(db, cursor, endpoint_id, now):
+    """Remember the endpoint's enabled and events as they now are, from now, in the cursor's
+    transaction, after a change of either."""
+    cursor.execute(RECORD_STATE[db.dialect], {"id": endpoint_id, "now": db.bind_time(now)})
 
 
 def disable(db, cursor, endpoint_id, reason):
     """Disable an enabled endpoint in the cursor's transaction and fail its pending deliveries,
     so that `recover` can send them once it is enabled again; whether it was enabled. The
-    caller records the new state (history.record)."""
+    caller records the new state (record_state)."""
     cursor.execute(DISABLE[db.dialect], {"id": endpoint_id, "reason": reason})
     if cursor.rowcount != 1:
         return False
@@ -195,30 +232,16 @@ def delete(db, endpoint_id):
         return True
 
 
-def rotate(db, endpoint_id, sealed_secret, previous_until):
-    """Sign with a new sealed secret, and with the current one too until previous_until, and
-    with the previous one until its own overlap ends; False when there is no such endpoint."""
-    values = {
-        "id": endpoint_id,
-        "secret": sealed_secret,
-        "until": db.bind_time(previous_until),
-        "now": db.bind_time(utcnow()),
-    }
-    with db.transaction() as cursor:
-        cursor.execute(ROTATE[db.dialect], values)
-        return cursor.rowcount == 1
-
-
 def enabled(db, cursor, endpoint_id):
     """Whether the endpoint is enabled, in the cursor's transaction, which holds its row until
     it ends; None when there is no such endpoint."""
     cursor.execute(ENABLED[db.dialect], {"id": endpoint_id})
-    row = cursor.fetchone()
-    return None if row is None else bool(row[0])
+    row = ENABLED.row(cursor)
+    return None if row is None else bool(row.enabled)
 
 
 def ids(db):
     """Every endpoint's id."""
     with db.cursor() as cursor:
         cursor.execute(IDS[db.dialect])
-        return [row[0] for row in cursor.fetchall()]
+        return [row.id for row in IDS.rows(cursor)]

@@ -6,9 +6,22 @@ import bisect
 import json
 from typing import NamedTuple
 
-from sqlalchemy import BigInteger, Boolean, Column, Index, Integer, String, Table, Text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    bindparam,
+    delete,
+    func,
+    select,
+)
 
-from ....database import driver_sql, metadata
+from ....database import Statement, metadata
 from ....database.sql import UTCDateTime
 
 webhook_endpoint_history = Table(
@@ -25,21 +38,21 @@ webhook_endpoint_history = Table(
     Index("webhook_endpoint_history_endpoint", "endpoint_id", "since"),
 )
 
-# The endpoint's row as it now is, in the transaction that changed it (which holds the row).
-RECORD = driver_sql(
-    "INSERT INTO webhook_endpoint_history (endpoint_id, since, enabled, events) "
-    "SELECT id, :now, enabled, events FROM webhook_endpoints WHERE id = :id"
+h = webhook_endpoint_history.c
+EVERY = Statement(
+    select(h.endpoint_id, h.since, h.enabled, h.events).order_by(h.endpoint_id, h.since, h.id),
+    "State",
 )
-EVERY = driver_sql(
-    "SELECT endpoint_id, since, enabled, events FROM webhook_endpoint_history "
-    "ORDER BY endpoint_id, since, id"
-)
-DELETE = driver_sql("DELETE FROM webhook_endpoint_history WHERE endpoint_id = :id")
+DELETE = Statement(delete(webhook_endpoint_history).where(h.endpoint_id == bindparam("id")))
 # A state that a later one replaced before horizon decides no event that may still be fanned out.
-PRUNE = driver_sql(
-    "DELETE FROM webhook_endpoint_history WHERE since < (SELECT MAX(later.since) "
-    "FROM webhook_endpoint_history later WHERE later.endpoint_id = "
-    "webhook_endpoint_history.endpoint_id AND later.since <= :horizon)"
+_later = webhook_endpoint_history.alias("later")
+PRUNE = Statement(
+    delete(webhook_endpoint_history).where(
+        h.since
+        < select(func.max(_later.c.since))
+        .where(_later.c.endpoint_id == h.endpoint_id, _later.c.since <= bindparam("horizon"))
+        .scalar_subquery()
+    )
 )
 
 
@@ -63,21 +76,15 @@ class Timeline(NamedTuple):
         return self.enabled[-1]
 
 
-def record(db, cursor, endpoint_id, now):
-    """Remember the endpoint's enabled and events as they now are, from now, in the cursor's
-    transaction, after a change of either."""
-    cursor.execute(RECORD[db.dialect], {"id": endpoint_id, "now": db.bind_time(now)})
-
-
 def timelines(db, cursor):
     """{endpoint id: its Timeline} of every endpoint, in the cursor's transaction."""
     cursor.execute(EVERY[db.dialect])
     found = {}
-    for endpoint_id, since, enabled, events in cursor.fetchall():
-        timeline = found.setdefault(endpoint_id, Timeline([], [], []))
-        timeline.since.append(db.read_time(since))
-        timeline.enabled.append(bool(enabled))
-        timeline.events.append(frozenset(json.loads(events)))
+    for state in EVERY.rows(cursor):
+        timeline = found.setdefault(state.endpoint_id, Timeline([], [], []))
+        timeline.since.append(db.read_time(state.since))
+        timeline.enabled.append(bool(state.enabled))
+        timeline.events.append(frozenset(json.loads(state.events)))
     return found
 
 

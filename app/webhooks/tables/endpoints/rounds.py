@@ -1,77 +1,63 @@
-"""The endpoints as the worker reads them once a round, and the failures it follows on them:
-when an endpoint began failing, and its disabling once it has failed for long enough."""
+"""The endpoints in a worker's round: as it reads them, the locks it takes on them, and the
+failures it follows on them (when an endpoint began failing, and its disabling once it has
+failed for long enough)."""
 
-import datetime
-from typing import NamedTuple
+from sqlalchemy import bindparam, false, null, select, update
 
-from ....database import driver_sql
+from ....database import Statement
 from ..deliveries import log
-from . import DISABLED_FAILING
+from . import DISABLED_FAILING, webhook_endpoints
 
-# What the worker needs of every endpoint, read once a round: to send and judge. The fan-out
+c = webhook_endpoints.c
+BY_ID = c.id == bindparam("id")
+# What the worker needs of every endpoint, read once a round, to send and judge, as an
+# Endpoint: times read as stored (for_worker converts them), secrets still sealed. The fan-out
 # goes by history.py, what each endpoint took when.
-FOR_WORKER = driver_sql(
-    "SELECT id, url, enabled, failing_since, secret, previous_secret, previous_until, "
-    "older_secret, older_until FROM webhook_endpoints"
+FOR_WORKER = Statement(
+    select(
+        c.id,
+        c.url,
+        c.enabled,
+        c.failing_since,
+        c.secret,
+        c.previous_secret,
+        c.previous_until,
+        c.older_secret,
+        c.older_until,
+    ),
+    "Endpoint",
 )
+TIMES = ("failing_since", "previous_until", "older_until")
 # Taken one row at a time, by ascending id, before any delivery row: the order of the API too.
-LOCK = driver_sql("SELECT id FROM webhook_endpoints WHERE id = :id FOR UPDATE")
-SHARE = driver_sql("SELECT id FROM webhook_endpoints WHERE id = :id FOR SHARE")
-STATE = driver_sql("SELECT enabled, disabled_reason FROM webhook_endpoints WHERE id = :id")
-MARK_FAILING = driver_sql(
-    "UPDATE webhook_endpoints SET failing_since = :now WHERE id = :id AND failing_since IS NULL"
+LOCK = Statement(select(c.id).where(BY_ID).with_for_update())
+SHARE = Statement(select(c.id).where(BY_ID).with_for_update(read=True))
+STATE = Statement(select(c.enabled, c.disabled_reason).where(BY_ID))
+MARK_FAILING = Statement(
+    update(webhook_endpoints)
+    .where(BY_ID, c.failing_since.is_(None))
+    .values(failing_since=bindparam("now"))
 )
-CLEAR_FAILING = driver_sql(
-    "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = :id AND failing_since IS NOT NULL"
+CLEAR_FAILING = Statement(
+    update(webhook_endpoints)
+    .where(BY_ID, c.failing_since.is_not(None))
+    .values(failing_since=null())
 )
 # Exact whatever another worker recorded meanwhile: the database says how long it has failed.
-DISABLE_FAILING = driver_sql(
-    "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = :reason "
-    "WHERE id = :id AND enabled AND failing_since <= :cutoff"
+DISABLE_FAILING = Statement(
+    update(webhook_endpoints)
+    .where(BY_ID, c.enabled, c.failing_since <= bindparam("cutoff"))
+    .values(enabled=false(), disabled_reason=bindparam("reason"))
 )
-
-
-class Endpoint(NamedTuple):
-    """An endpoint as the worker sees it: times are datetimes, secrets still sealed."""
-
-    id: str
-    url: str
-    enabled: bool
-    failing_since: datetime.datetime | None
-    secret: str
-    previous_secret: str | None
-    previous_until: datetime.datetime | None
-    older_secret: str | None
-    older_until: datetime.datetime | None
 
 
 def for_worker(db, cursor):
-    """Every endpoint as an Endpoint, in the cursor's transaction."""
+    """Every endpoint as an Endpoint (FOR_WORKER's record), its times read, in the cursor's
+    transaction."""
     cursor.execute(FOR_WORKER[db.dialect])
     read = db.read_time
     return [
-        Endpoint(
-            endpoint_id,
-            url,
-            bool(enabled),
-            read(failing_since),
-            secret,
-            previous,
-            read(until),
-            older,
-            read(older_until),
-        )
-        for (
-            endpoint_id,
-            url,
-            enabled,
-            failing_since,
-            secret,
-            previous,
-            until,
-            older,
-            older_until,
-        ) in cursor.fetchall()
+        row._replace(enabled=bool(row.enabled), **{key: read(getattr(row, key)) for key in TIMES})
+        for row in FOR_WORKER.rows(cursor)
     ]
 
 
@@ -95,11 +81,11 @@ def settle_strays(db, cursor, endpoint_ids):
     lock(db, cursor, endpoint_ids)
     for endpoint_id in sorted(endpoint_ids):
         cursor.execute(STATE[db.dialect], {"id": endpoint_id})
-        row = cursor.fetchone()
+        row = STATE.row(cursor)
         if row is None:
             log.delete(db, cursor, endpoint_id)
-        elif not row[0]:
-            log.fail_disabled(db, cursor, endpoint_id, row[1])
+        elif not row.enabled:
+            log.fail_disabled(db, cursor, endpoint_id, row.disabled_reason)
 
 
 def mark_failing(db, cursor, endpoint_id, now):

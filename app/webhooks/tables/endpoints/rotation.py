@@ -1,0 +1,37 @@
+"""An endpoint's secrets: a new one signs at once, the ones it replaces until their overlaps
+end (three at most sign at once)."""
+
+from sqlalchemy import bindparam, case, update
+
+from ....database import Statement, utcnow
+from . import webhook_endpoints
+
+c = webhook_endpoints.c
+# The previous secret, while its own overlap lasts, becomes the older one; an older one still in
+# its overlap is dropped, the oldest of three.
+_OVERLAPPING = c.previous_until > bindparam("now")
+ROTATE = Statement(
+    update(webhook_endpoints)
+    .where(c.id == bindparam("id"))
+    .values(
+        older_secret=case((_OVERLAPPING, c.previous_secret)),
+        older_until=case((_OVERLAPPING, c.previous_until)),
+        previous_secret=c.secret,
+        previous_until=bindparam("until"),
+        secret=bindparam("secret"),
+    )
+)
+
+
+def rotate(db, endpoint_id, sealed_secret, previous_until):
+    """Sign with a new sealed secret, and with the current one too until previous_until, and
+    with the previous one until its own overlap ends; False when there is no such endpoint."""
+    values = {
+        "id": endpoint_id,
+        "secret": sealed_secret,
+        "until": db.bind_time(previous_until),
+        "now": db.bind_time(utcnow()),
+    }
+    with db.transaction() as cursor:
+        cursor.execute(ROTATE[db.dialect], values)
+        return cursor.rowcount == 1
