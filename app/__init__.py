@@ -24,6 +24,10 @@ from . import (
 )
 from .openapi import docs
 
+# The webhooks' own settings, read and checked with every other (app/config.py): by create_app,
+# and by gunicorn's master before any worker starts (gunicorn.conf.py imports app.config).
+config.add_feature(webhooks.settings.DEFAULTS, webhooks.settings.check)
+
 
 def create_app(test_config=None):
     """Build the app: config and logs, database and metrics, limits and errors, the features,

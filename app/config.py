@@ -1,12 +1,8 @@
 """Settings: defaults, then ``PLANTSTORE_*`` environment variables, checked once at start-up."""
 
-import base64
-import binascii
 import difflib
-import ipaddress
 import os
 import re
-from urllib.parse import urlsplit
 
 from flask import Config
 from sqlalchemy.engine import make_url
@@ -23,6 +19,7 @@ from .config_errors import (
 )
 from .ratelimit.settings import limit_setting, storage_url_setting
 
+# Every setting: those every part shares, here, and each feature's own, added by add_feature.
 DEFAULTS = {
     # None means "a SQLite file in the instance folder", resolved in load().
     "DATABASE_URL": None,
@@ -33,28 +30,6 @@ DEFAULTS = {
     "API_TOKENS": "",
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "TRUSTED_PROXIES": 0,
-    "WEBHOOK_URLS": "",
-    "WEBHOOK_SECRET": "",
-    "WEBHOOK_MAX_ATTEMPTS": 10,
-    "WEBHOOK_RETRY_DELAY": 10,
-    "WEBHOOK_RETRY_MAX_DELAY": 3600,
-    "WEBHOOK_TIMEOUT": 5,
-    "WEBHOOK_POLL_INTERVAL": 1,
-    # Attempts in flight: in all; to a receiver that fails; to one that answers, at most.
-    "WEBHOOK_CONCURRENCY": 256,
-    "WEBHOOK_RECEIVER_CONCURRENCY": 4,
-    "WEBHOOK_RECEIVER_CONCURRENCY_MAX": 128,
-    # Seconds a delivered delivery is kept, and how many old ones one transaction deletes.
-    "WEBHOOK_RETENTION": 7 * 24 * 3600,
-    "WEBHOOK_RETENTION_BATCH": 1000,
-    # Endpoints registered through the API: CIDRs they may reach although not public; how many
-    # at most; seconds an old secret still signs; seconds of failures before one is disabled.
-    "WEBHOOK_ALLOWED_NETWORKS": "",
-    "WEBHOOK_MAX_ENDPOINTS": 100,
-    "WEBHOOK_SECRET_OVERLAP": 24 * 3600,
-    "WEBHOOK_DISABLE_AFTER": 5 * 24 * 3600,
-    # Fernet keys that endpoint secrets are stored encrypted with: the first encrypts.
-    "WEBHOOK_KEYS": "",
     "LOG_FORMAT": "text",
     "METRICS_TOKEN": "",
     # Rate limits, as flask-limiter writes them ("100/second"); empty means no limit.
@@ -66,6 +41,10 @@ DEFAULTS = {
     "RATE_LIMIT_FAIL": "open",
 }
 
+# The checks of the features' own settings, which app/__init__.py adds (add_feature): importing
+# app.config runs app/__init__.py first, so no process reads the settings without them.
+_FEATURE_CHECKS = []
+
 # Shorter static tokens could be guessed; issued ones are 47 characters.
 MIN_TOKEN_LENGTH = 32
 
@@ -74,6 +53,13 @@ OTHER_VARIABLES = ("PLANTSTORE_TEST_POSTGRES_URL", "PLANTSTORE_TEST_REDIS_URL")
 
 # RFC 6750 b64token: what Werkzeug reads back as a bearer token.
 TOKEN_RE = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
+
+
+def add_feature(defaults, check):
+    """Read a feature's settings with these: its defaults (a dict), and check(config), which
+    converts each of them in place and raises the ConfigError of the first bad one."""
+    DEFAULTS.update(defaults)
+    _FEATURE_CHECKS.append(check)
 
 
 def load(app, overrides=None):
@@ -149,7 +135,9 @@ def _check(config):
         config, "SQLITE_SYNCHRONOUS", ("NORMAL", "FULL", "EXTRA"), str.upper
     )
     config["API_TOKENS"] = _token_list(config["API_TOKENS"])
-    _check_webhooks(config)
+    # The features' settings: after those they stand on, before logs, metrics and limits.
+    for check in _FEATURE_CHECKS:
+        check(config)
     config["LOG_FORMAT"] = choice(config, "LOG_FORMAT", ("text", "json"), str.lower)
     metrics_token = config["METRICS_TOKEN"]
     if metrics_token and (
@@ -161,92 +149,6 @@ def _check(config):
             metrics_token,
         )
     _check_rate_limits(config)
-
-
-def _check_webhooks(config):
-    for key in (
-        "WEBHOOK_MAX_ATTEMPTS",
-        "WEBHOOK_CONCURRENCY",
-        "WEBHOOK_RECEIVER_CONCURRENCY",
-        "WEBHOOK_RETENTION_BATCH",
-        "WEBHOOK_MAX_ENDPOINTS",
-    ):
-        require_int(config, key, minimum=1)
-    require_int(
-        config, "WEBHOOK_RECEIVER_CONCURRENCY_MAX", minimum=config["WEBHOOK_RECEIVER_CONCURRENCY"]
-    )
-    for key in (
-        "WEBHOOK_RETRY_DELAY",
-        "WEBHOOK_RETRY_MAX_DELAY",
-        "WEBHOOK_TIMEOUT",
-        "WEBHOOK_POLL_INTERVAL",
-        "WEBHOOK_RETENTION",
-        "WEBHOOK_SECRET_OVERLAP",
-        "WEBHOOK_DISABLE_AFTER",
-    ):
-        require_seconds(config, key)
-    config["WEBHOOK_ALLOWED_NETWORKS"] = _networks(config["WEBHOOK_ALLOWED_NETWORKS"])
-    config["WEBHOOK_KEYS"] = _fernet_keys(config["WEBHOOK_KEYS"])
-    config["WEBHOOK_URLS"] = _webhook_urls(config["WEBHOOK_URLS"])
-    if config["WEBHOOK_URLS"] and not config["WEBHOOK_SECRET"]:
-        raise invalid(
-            "PLANTSTORE_WEBHOOK_SECRET",
-            "set when PLANTSTORE_WEBHOOK_URLS is",
-            config["WEBHOOK_SECRET"],
-        )
-
-
-def _webhook_urls(value):
-    urls = split_list(value, "WEBHOOK_URLS")
-    for url in urls:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname or not _port_ok(parts):
-            raise invalid(
-                "PLANTSTORE_WEBHOOK_URLS",
-                "comma-separated http(s) URLs with a host, and a port of 1 to 65535 if any",
-                value,
-            )
-    return tuple(urls)
-
-
-def _port_ok(parts):
-    # urlsplit reads the port only when asked, and raises then: a worker's traceback, later.
-    try:
-        return parts.port != 0
-    except ValueError:
-        return False
-
-
-def _networks(value):
-    networks = []
-    for cidr in split_list(value, "WEBHOOK_ALLOWED_NETWORKS"):
-        try:
-            networks.append(ipaddress.ip_network(cidr, strict=False))
-        except ValueError:
-            raise invalid(
-                "PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS", "comma-separated CIDRs", value
-            ) from None
-    return tuple(networks)
-
-
-def _fernet_keys(value):
-    keys = split_list(value, "WEBHOOK_KEYS")
-    for number, key in enumerate(keys, start=1):
-        # The key itself is never shown: the message may end up in a log.
-        if not isinstance(key, str) or len(_urlsafe_b64decode(key)) != 32:
-            raise ConfigError(
-                f"PLANTSTORE_WEBHOOK_KEYS: key #{number} is not a Fernet key (the url-safe "
-                "base64 of 32 bytes, as Fernet.generate_key() prints it)"
-            )
-    return tuple(keys)
-
-
-def _urlsafe_b64decode(text):
-    # The check Fernet makes of a key, without loading cryptography in every process.
-    try:
-        return base64.urlsafe_b64decode(text.encode("ascii"))
-    except (ValueError, binascii.Error):
-        return b""
 
 
 def _database_url(value):

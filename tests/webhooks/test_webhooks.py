@@ -13,6 +13,7 @@ import pytest
 from app import database
 from app.config import ConfigError
 from app.database import utcnow
+from app.webhooks import settings as webhook_settings
 from app.webhooks.tables.deliveries import queue as delivery_store
 from app.webhooks.worker import fanout
 from app.webhooks.worker.retries import Retries
@@ -140,7 +141,7 @@ def test_delivery_fails_after_the_last_attempt_then_retry_failed(
 def test_a_delivery_whose_worker_was_lost_on_its_last_attempt_fails(hooked, receiver):
     app, client, cli = hooked
     create(client, 1)
-    db, retries = database.of(app), Retries(app.config)
+    db, retries = database.of(app), Retries(webhook_settings.of(app))
     with db.transaction() as cursor:
         fanout.fan_out(db, cursor, [receiver.url], {"plant.created"}, 1, {}, utcnow())
     # Leases that have run out already: three workers that died mid-attempt.

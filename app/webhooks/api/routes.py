@@ -9,7 +9,7 @@ from werkzeug.exceptions import Conflict, NotFound
 
 from ... import apidoc, auth, headers
 from ...database import get_db, utcnow
-from .. import receivers
+from .. import receivers, settings
 from ..security import keys
 from ..tables import endpoints
 from ..tables.endpoints import rotation
@@ -84,12 +84,12 @@ def create_webhook_endpoint(endpoint):
     PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS allows them; a name that does not resolve yet is
     accepted. Unknown keys are refused.
     """
-    config = current_app.config
-    registration.check(endpoint["url"], config["WEBHOOK_ALLOWED_NETWORKS"])
+    values = settings.of(current_app)
+    registration.check(endpoint["url"], values.allowed_networks)
     keys.warn_if_unsealed(current_app)
     endpoint_id = receivers.ID_PREFIX + secrets.token_urlsafe(16)
     secret = keys.new_secret()
-    most = config["WEBHOOK_MAX_ENDPOINTS"]
+    most = values.max_endpoints
     try:
         created = endpoints.create(
             get_db(), {**endpoint, "id": endpoint_id}, keyring().seal(secret), most
@@ -156,7 +156,7 @@ def update_webhook_endpoint(changes, endpoint_id):
     """
     current = _existing(endpoint_id)
     if changes.get("url", current["url"]) != current["url"]:
-        registration.check(changes["url"], current_app.config["WEBHOOK_ALLOWED_NETWORKS"])
+        registration.check(changes["url"], settings.of(current_app).allowed_networks)
     changed = endpoints.update(get_db(), endpoint_id, changes)
     if changed is None:  # deleted meanwhile
         raise NotFound(NO_SUCH_ENDPOINT)
@@ -193,7 +193,7 @@ def rotate_webhook_secret(endpoint_id):
     """
     keys.warn_if_unsealed(current_app)
     secret = keys.new_secret()
-    overlap = datetime.timedelta(seconds=current_app.config["WEBHOOK_SECRET_OVERLAP"])
+    overlap = datetime.timedelta(seconds=settings.of(current_app).secret_overlap)
     if not rotation.rotate(get_db(), endpoint_id, keyring().seal(secret), utcnow() + overlap):
         raise NotFound(NO_SUCH_ENDPOINT)
     return {"secret": secret}

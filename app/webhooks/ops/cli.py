@@ -5,6 +5,7 @@ from flask import current_app
 
 from ...database import get_db
 from ...database.command import Group
+from .. import settings
 from ..receivers import receiver_name
 from ..security.signatures import standard_secret
 from ..tables.deliveries import totals
@@ -20,7 +21,7 @@ def run_command():
     from ..worker import Worker
 
     logger = current_app.logger
-    receivers = current_app.config["WEBHOOK_URLS"]
+    receivers = settings.of(current_app).urls
     logger.info(
         "Delivering webhooks to the endpoints registered through the API and %d operator's "
         "receiver(s)%s.",
@@ -35,7 +36,7 @@ def run_command():
 def status_command():
     """Count deliveries, per receiver too; list the failed ones."""
     db = get_db()
-    receivers = per_receiver(db, current_app.config["WEBHOOK_URLS"])
+    receivers = per_receiver(db, settings.of(current_app).urls)
     pending = sum(receiver.pending for receiver in receivers.values())
     failed = sum(receiver.failed for receiver in receivers.values())
     click.echo(f"pending: {pending}\ndelivered: {totals.delivered_count(db)}\nfailed: {failed}")
@@ -67,7 +68,7 @@ def purge_failed_command():
 @webhooks_cli.command("secret")
 def secret_command():
     """Print PLANTSTORE_WEBHOOK_SECRET as Standard Webhooks libraries take it (whsec_...)."""
-    secret = current_app.config["WEBHOOK_SECRET"]
+    secret = settings.of(current_app).secret
     if not secret:
         raise click.ClickException("PLANTSTORE_WEBHOOK_SECRET is not set")
     click.echo(standard_secret(secret))

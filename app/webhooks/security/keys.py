@@ -3,6 +3,8 @@
 import base64
 import secrets
 
+from .. import settings
+
 # A secret is shown as this prefix and the base64 of its signing key (Standard Webhooks).
 PREFIX = "whsec_"
 # How a stored secret says how it is kept: sealed with a Fernet key, or as it is.
@@ -63,7 +65,7 @@ class Keyring:
 def warn_if_unsealed(app):
     """Log, once per process, that endpoint secrets are stored as they are when no key is set:
     called where a secret is stored, so that a process with no endpoint says nothing."""
-    if app.config["WEBHOOK_KEYS"] or app.extensions.get(WARNED):
+    if settings.of(app).keys or app.extensions.get(WARNED):
         return
     app.extensions[WARNED] = True
     app.logger.warning(UNSEALED)

@@ -7,6 +7,7 @@ import uuid
 
 from ... import database, events
 from ...database import utcnow
+from .. import settings
 from ..receivers import is_endpoint
 from ..tables import events as event_table
 from ..tables import window_sizes
@@ -34,22 +35,21 @@ class Ledger:
     writes the windows for /metrics: the write lock once per round."""
 
     def __init__(self, app):
-        config = app.config
+        values = settings.of(app)
         self.db = database.of(app)
         self.logger = app.logger
-        self.urls = config["WEBHOOK_URLS"]
-        self.disable_after = config["WEBHOOK_DISABLE_AFTER"]
-        self.retries = Retries(config)
-        self.targets = Targets(config, app.logger)
+        self.urls = values.urls
+        self.disable_after = values.disable_after
+        self.retries = Retries(values)
+        self.targets = Targets(values, app.logger)
         self.operator_types = {
             name for name, event_type in events.types(app).items() if event_type.operator
         }
         # A claimed delivery waits at most one timeout for a slot, its attempt ends by its
         # deadline and is recorded within the database timeout: no other worker can claim it
         # while it is being sent.
-        timeout = config["WEBHOOK_TIMEOUT"]
         self.lease = datetime.timedelta(
-            seconds=2 * timeout + config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
+            seconds=2 * values.timeout + app.config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
         )
         self.worker = uuid.uuid4().hex
         self._windows_due = self._prune_due = 0.0

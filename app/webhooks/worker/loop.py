@@ -13,6 +13,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ... import database
 from ...database import DatabaseFailure, Unavailable
+from .. import settings
 from ..receivers import is_endpoint, receiver_name
 from ..tables.deliveries import queue
 from .ledger import Ledger
@@ -41,18 +42,17 @@ class Worker:
     own few slots."""
 
     def __init__(self, app):
-        config = app.config
+        values = self.settings = settings.of(app)
         self.db = database.of(app)
         self.logger = app.logger
-        self.config = config
         self.ledger = Ledger(app)
         self.targets = self.ledger.targets
         self.retries = self.ledger.retries
-        self.poll_interval = config["WEBHOOK_POLL_INTERVAL"]
-        self.timeout = config["WEBHOOK_TIMEOUT"]
-        self.retention = datetime.timedelta(seconds=config["WEBHOOK_RETENTION"])
-        self.retention_batch = config["WEBHOOK_RETENTION_BATCH"]
-        self.windows = Windows(config)
+        self.poll_interval = values.poll_interval
+        self.timeout = values.timeout
+        self.retention = datetime.timedelta(seconds=values.retention)
+        self.retention_batch = values.retention_batch
+        self.windows = Windows(values)
         self.outcomes = []
         self.unsent = []
         self.tasks = set()
@@ -85,9 +85,8 @@ class Worker:
         """Deliver until stop(): claim, send, record; then settle what is in flight."""
         self.loop = asyncio.get_running_loop()
         self._wake, self._stopped = asyncio.Event(), asyncio.Event()
-        config = self.config
         self.sender = Sender(
-            self.timeout, config["WEBHOOK_CONCURRENCY"], config["WEBHOOK_ALLOWED_NETWORKS"]
+            self.timeout, self.settings.concurrency, self.settings.allowed_networks
         )
         try:
             await self._deliver()

@@ -15,10 +15,10 @@ class Retries:
     """At most max_attempts attempts, the next after an exponential delay with jitter, or
     later when the receiver asked so with Retry-After (at most RETRY_AFTER_CAP later)."""
 
-    def __init__(self, config):
-        self.max_attempts = config["WEBHOOK_MAX_ATTEMPTS"]
-        self.delay = config["WEBHOOK_RETRY_DELAY"]
-        self.max_delay = config["WEBHOOK_RETRY_MAX_DELAY"]
+    def __init__(self, settings):
+        self.max_attempts = settings.max_attempts
+        self.delay = settings.retry_delay
+        self.max_delay = settings.retry_max_delay
 
     def another_allowed(self, attempts):
         """Whether a delivery that had attempts attempts may have one more."""

@@ -27,19 +27,19 @@ class Targets:
     endpoint by its id; and every endpoint as last read (an Endpoint, rounds.for_worker), for
     the disabling."""
 
-    def __init__(self, config, logger):
+    def __init__(self, settings, logger):
         self.logger = logger
-        self.keyring = Keyring(config["WEBHOOK_KEYS"])
-        self.secret = secret = config["WEBHOOK_SECRET"].encode()
+        self.keyring = Keyring(settings.keys)
+        self.secret = secret = settings.secret.encode()
         self.operator = {
-            url: Target(url, receiver_name(url), (secret,), False) for url in config["WEBHOOK_URLS"]
+            url: Target(url, receiver_name(url), (secret,), False) for url in settings.urls
         }
         self.by_receiver = dict(self.operator)
         self.endpoints = {}
         self._unreadable = set()
         self._keys = {}
         # Said once, when the first endpoint is read: a worker with none has nothing to seal.
-        self._warn_unsealed = not config["WEBHOOK_KEYS"]
+        self._warn_unsealed = not settings.keys
 
     def keep(self, url):
         """Send to an operator's URL no longer configured too, as the operator's receivers are

@@ -58,14 +58,14 @@ class Windows:
     deliveries it cannot send.
     """
 
-    def __init__(self, config):
-        self.concurrency = config["WEBHOOK_CONCURRENCY"]
-        self.base = config["WEBHOOK_RECEIVER_CONCURRENCY"]
-        self.most = config["WEBHOOK_RECEIVER_CONCURRENCY_MAX"]
+    def __init__(self, settings):
+        self.concurrency = settings.concurrency
+        self.base = settings.receiver_concurrency
+        self.most = settings.receiver_concurrency_max
         # Claimed deliveries are sent within one timeout of their claim (see Ledger.lease).
-        self.ahead = min(CLAIM_AHEAD, config["WEBHOOK_TIMEOUT"] / 2)
+        self.ahead = min(CLAIM_AHEAD, settings.timeout / 2)
         self.by_key = {}
-        for url in config["WEBHOOK_URLS"]:
+        for url in settings.urls:
             self.add(url)
         self.in_flight = 0
         self._turn = itertools.count()
