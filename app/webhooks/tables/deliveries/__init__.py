@@ -1,9 +1,10 @@
-"""The deliveries table: the shapes a delivery travels in."""
+"""The deliveries table: the shapes a delivery travels in, and the fixed values its statements
+write into their SQL."""
 
 import datetime
 from typing import NamedTuple
 
-from sqlalchemy import Column, Index, Integer, String, Table, Text
+from sqlalchemy import Column, Index, Integer, String, Table, Text, literal_column
 
 from ....database import metadata
 from ....database.sql import UTCDateTime
@@ -40,6 +41,18 @@ deliveries = Table(
     # An endpoint's log, newest first, a page at a time.
     Index("deliveries_receiver_created", "receiver", "created_at"),
 )
+
+
+def inline(value):
+    """A status, message or number written into a statement's SQL, not bound: a statement is
+    compiled once, before it has any value."""
+    if isinstance(value, str):
+        return literal_column("'{}'".format(value.replace("'", "''")), String)
+    return literal_column(str(value), Integer)
+
+
+# Written in, since SQLite's compiler otherwise binds an OFFSET of its own to every LIMIT.
+NO_OFFSET = inline(0)
 
 
 class Delivery(NamedTuple):
