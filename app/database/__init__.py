@@ -4,7 +4,7 @@
 from . import commands, migrate
 from .access import EXTENSION, Database, get_db, of
 from .failures import DatabaseFailure, Locked, SchemaBehind, SchemaMissing, Unavailable
-from .sql import Statement, driver_sql, metadata, utcnow
+from .sql import Statement, driver_sql, inline, metadata, utcnow
 
 __all__ = [
     "Database",
@@ -16,6 +16,7 @@ __all__ = [
     "Unavailable",
     "driver_sql",
     "get_db",
+    "inline",
     "metadata",
     "of",
     "schema_of",

@@ -3,7 +3,7 @@
 import collections
 import datetime
 
-from sqlalchemy import DateTime, MetaData, TypeDecorator, text
+from sqlalchemy import DateTime, Integer, MetaData, String, TypeDecorator, literal_column, text
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.dialects.postgresql import psycopg
 from sqlalchemy.dialects.sqlite import base as sqlite_base
@@ -100,18 +100,14 @@ class Statement:
         return None if found is None else self.record._make(found)
 
 
+def inline(value):
+    """A status, message or number written into a statement's SQL, not bound: a Statement is
+    compiled once, before it has any value, and holds none of its own."""
+    if isinstance(value, str):
+        return literal_column("'{}'".format(value.replace("'", "''")), String)
+    return literal_column(str(value), Integer)
+
+
 def utcnow():
     """The current time, in UTC."""
     return datetime.datetime.now(datetime.UTC)
-
-
-def skip_locked(sql):
-    """A SELECT (SQL text) per driver, its rows locked FOR UPDATE SKIP LOCKED on PostgreSQL, so
-    that workers sharing the database each take other rows.
-
-    SQLite has no row locks: there the host's writer lock serialises whole transactions.
-    """
-    return {
-        "sqlite": driver_sql(sql)["sqlite"],
-        "postgresql": driver_sql(sql + " FOR UPDATE SKIP LOCKED")["postgresql"],
-    }

@@ -48,9 +48,9 @@ def status_command():
             f"receiver {name}: pending {receiver.pending}, failed {receiver.failed}, "
             f"oldest pending {int(receiver.oldest_age)}s"
         )
-    for delivery_id, receiver, attempts, last_error in totals.failed(db):
-        name = receiver_name(receiver)
-        click.echo(f"failed {delivery_id} {name} after {attempts} attempts: {last_error}")
+    for each in totals.failed(db):
+        name = receiver_name(each.receiver)
+        click.echo(f"failed {each.id} {name} after {each.attempts} attempts: {each.last_error}")
 
 
 @webhooks_cli.command("retry-failed")

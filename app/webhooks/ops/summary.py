@@ -32,11 +32,12 @@ def per_receiver(db, configured):
     for url in configured:  # each URL gets its delivery of a waiting event
         receiver = receivers.setdefault(receiver_name(url), ReceiverSummary(oldest_age=age))
         receiver.pending += waiting
-    for (key, status), (count, oldest) in totals.by_receiver(db).items():
-        receiver = receivers.setdefault(receiver_name(key), ReceiverSummary())
-        if status == FAILED:
-            receiver.failed += count
+    for counted in totals.by_receiver(db):
+        receiver = receivers.setdefault(receiver_name(counted.receiver), ReceiverSummary())
+        if counted.status == FAILED:
+            receiver.failed += counted.total
         else:
-            receiver.pending += count
-            receiver.oldest_age = max(receiver.oldest_age, (now - oldest).total_seconds())
+            receiver.pending += counted.total
+            oldest_age = (now - counted.oldest).total_seconds()
+            receiver.oldest_age = max(receiver.oldest_age, oldest_age)
     return receivers

@@ -1,9 +1,9 @@
 """The webhook_disables table: endpoints the worker disabled, by reason, a counter of /metrics."""
 
-from sqlalchemy import BigInteger, Column, String, Table, bindparam, literal_column, select
+from sqlalchemy import BigInteger, Column, String, Table, bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from ...database import Statement, metadata
+from ...database import Statement, inline, metadata
 
 # Endpoints the worker disabled, by reason, since the database was made: a counter of /metrics
 # that every host's worker adds to.
@@ -17,10 +17,8 @@ d = webhook_disables.c
 
 
 def _counted(insert):
-    new = insert(webhook_disables).values(reason=bindparam("reason"), count=literal_column("1"))
-    return new.on_conflict_do_update(
-        index_elements=[d.reason], set_={"count": d.count + literal_column("1")}
-    )
+    new = insert(webhook_disables).values(reason=bindparam("reason"), count=inline(1))
+    return new.on_conflict_do_update(index_elements=[d.reason], set_={"count": d.count + inline(1)})
 
 
 COUNT_DISABLE = Statement(

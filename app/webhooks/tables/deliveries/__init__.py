@@ -1,4 +1,5 @@
-"""The deliveries table: the shapes a delivery travels in."""
+"""The deliveries table: the shapes a delivery travels in, and the fixed values its statements
+write into their SQL."""
 
 import datetime
 from typing import NamedTuple

@@ -2,44 +2,63 @@
 or every failed one since a time) with fresh attempts; failing the pending ones of an endpoint
 disabled, and deleting them all with the endpoint."""
 
-from ....database import driver_sql
-from . import PENDING
+import sqlalchemy
+from sqlalchemy import bindparam, case, null, or_, select, update
 
+from ....database import Statement, inline
+from . import FAILED, PENDING, deliveries
+
+c = deliveries.c
+RECEIVER, NOW, ID = bindparam("receiver"), bindparam("now"), bindparam("id")
+# What the log shows of a delivery; its receiver is the endpoint asked for, its body the event.
 SHOWN = (
-    "id, event, status, attempts, created_at, last_attempt_at, next_attempt_at, "
-    "response_status, last_error"
+    c.id,
+    c.event,
+    c.status,
+    c.attempts,
+    c.created_at,
+    c.last_attempt_at,
+    c.next_attempt_at,
+    c.response_status,
+    c.last_error,
 )
 # A fresh set of attempts from now, under the same id: completed by the deliveries it is for.
 # A live claim is kept: its attempt in flight ends first (queue.RECORD), never beside another.
-AGAIN = (
-    "UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = :now, "
-    "claimed_until = CASE WHEN claimed_until < :now THEN NULL ELSE claimed_until END, "
-    "last_error = NULL WHERE "
+AGAIN = update(deliveries).values(
+    status=inline(PENDING),
+    attempts=inline(0),
+    next_attempt_at=NOW,
+    claimed_until=case((c.claimed_until < NOW, null()), else_=c.claimed_until),
+    last_error=null(),
 )
-RESEND = driver_sql(AGAIN + "receiver = :receiver AND id = :id")
-RECOVER = driver_sql(AGAIN + "receiver = :receiver AND status = 'failed' AND created_at >= :since")
-FAIL_PENDING = driver_sql(
-    "UPDATE deliveries SET status = 'failed', claimed_until = NULL, last_error = :error "
-    "WHERE receiver = :id AND status = 'pending'"
+RESEND = Statement(AGAIN.where(c.receiver == RECEIVER, c.id == ID))
+RECOVER = Statement(
+    AGAIN.where(
+        c.receiver == RECEIVER, c.status == inline(FAILED), c.created_at >= bindparam("since")
+    )
 )
-DELETE = driver_sql("DELETE FROM deliveries WHERE receiver = :id")
+FAIL_PENDING = Statement(
+    update(deliveries)
+    .where(c.receiver == ID, c.status == inline(PENDING))
+    .values(status=inline(FAILED), claimed_until=null(), last_error=bindparam("error"))
+)
+DELETE = Statement(sqlalchemy.delete(deliveries).where(c.receiver == ID))
 
 
-def _page_sql(filtered, paged):
+def _page(filtered, paged):
     # Newest first by (created_at, id); the first condition on created_at lets the index
     # deliveries_receiver_created seek to the page.
-    where = "receiver = :receiver"
+    shown = select(*SHOWN).where(c.receiver == RECEIVER)
     if filtered:
-        where += " AND status = :status"
+        shown = shown.where(c.status == bindparam("status"))
     if paged:
-        where += " AND created_at <= :at AND (created_at < :at OR id < :id)"
-    return driver_sql(
-        f"SELECT {SHOWN} FROM deliveries WHERE {where} "
-        "ORDER BY created_at DESC, id DESC LIMIT :limit"
-    )
+        at = bindparam("at")
+        shown = shown.where(c.created_at <= at, or_(c.created_at < at, c.id < ID))
+    shown = shown.order_by(c.created_at.desc(), c.id.desc())
+    return Statement(shown.limit(bindparam("limit")), "Shown")
 
 
-PAGES = {(filtered, paged): _page_sql(filtered, paged) for filtered in (0, 1) for paged in (0, 1)}
+PAGES = {(filtered, paged): _page(filtered, paged) for filtered in (0, 1) for paged in (0, 1)}
 
 
 def page(db, endpoint_id, status, before, limit):
@@ -48,26 +67,20 @@ def page(db, endpoint_id, status, before, limit):
     values = {"receiver": endpoint_id, "status": status, "limit": limit + 1}
     if before is not None:
         values.update(at=db.bind_time(before[0]), id=before[1])
-    sql = PAGES[(status is not None, before is not None)][db.dialect]
+    statement = PAGES[(status is not None, before is not None)]
     with db.cursor() as cursor:
-        cursor.execute(sql, values)
-        rows = [_shown(db, row) for row in cursor.fetchall()]
+        cursor.execute(statement[db.dialect], values)
+        rows = [_shown(db, row) for row in statement.rows(cursor)]
     return rows[:limit], len(rows) > limit
 
 
 def _shown(db, row):
-    delivery_id, event, status, attempts, created_at, last_at, next_at, response, error = row
-    return {
-        "id": delivery_id,
-        "event": event,
-        "status": status,
-        "attempts": attempts,
-        "created_at": db.read_time(created_at),
+    last_at = row.last_attempt_at
+    return row._asdict() | {
+        "created_at": db.read_time(row.created_at),
         "last_attempt_at": db.read_time(last_at) if last_at is not None else None,
         # A delivered or failed row keeps a time that no longer means anything.
-        "next_attempt_at": db.read_time(next_at) if status == PENDING else None,
-        "response_status": response,
-        "last_error": error,
+        "next_attempt_at": db.read_time(row.next_attempt_at) if row.status == PENDING else None,
     }
 
 

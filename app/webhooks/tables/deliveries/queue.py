@@ -2,78 +2,106 @@
 claim the due ones, record their outcomes, give back the unsent, delete the old delivered."""
 
 import sqlalchemy
+from sqlalchemy import bindparam, case, func, null, or_, select, update
 
-from ....database import driver_sql, utcnow
-from ....database.sql import skip_locked
+from ....database import Statement, inline, utcnow
 from . import DELIVERED, FAILED, LOST, PENDING, Delivery, deliveries
 
-NEW = (
-    "id",
-    "receiver",
-    "event",
-    "body",
-    "status",
-    "attempts",
-    "created_at",
-    "next_attempt_at",
-    "claimed_until",
-    "last_error",
-)
-INSERT = driver_sql(sqlalchemy.insert(deliveries), column_keys=NEW)
+c = deliveries.c
+ID, RECEIVER, NOW, LIMIT = (bindparam(key) for key in ("id", "receiver", "now", "limit"))
+# Only on the claim the attempt was made under.
+CLAIMED = (c.id == ID, c.status == inline(PENDING), c.claimed_until == bindparam("claim"))
+
+INSERT = Statement(sqlalchemy.insert(deliveries))
+# A new delivery has had no attempt: the columns of one are NULL.
+UNTRIED = dict.fromkeys(c.keys())
 
 
 def insert(db, cursor, rows):
-    """Write new deliveries (dicts of the NEW columns) in the cursor's transaction."""
+    """Write new deliveries (dicts of their columns; those of an attempt may be left out) in
+    the cursor's transaction."""
     if rows:
-        cursor.executemany(INSERT[db.dialect], rows)
+        cursor.executemany(INSERT[db.dialect], [UNTRIED | row for row in rows])
 
 
 # Due or lost (lease run out) deliveries of one receiver, most overdue first.
-DUE = skip_locked(
-    "SELECT id, event, body, attempts FROM deliveries WHERE receiver = :receiver "
-    "AND status = 'pending' AND next_attempt_at <= :now "
-    "AND (claimed_until IS NULL OR claimed_until < :now) "
-    "ORDER BY next_attempt_at LIMIT :limit"
+DUE = Statement(
+    select(c.id, c.event, c.body, c.attempts)
+    .where(
+        c.receiver == RECEIVER,
+        c.status == inline(PENDING),
+        c.next_attempt_at <= NOW,
+        or_(c.claimed_until.is_(None), c.claimed_until < NOW),
+    )
+    .order_by(c.next_attempt_at)
+    .limit(LIMIT)
+    .with_for_update(skip_locked=True),
+    "Due",
 )
-CLAIM = driver_sql(
-    "UPDATE deliveries SET claimed_until = :until, attempts = attempts + 1 WHERE id = :id"
+CLAIM = Statement(
+    update(deliveries)
+    .where(c.id == ID)
+    .values(claimed_until=bindparam("until"), attempts=c.attempts + inline(1))
 )
-GIVE_UP = driver_sql(
-    f"UPDATE deliveries SET status = 'failed', claimed_until = NULL, last_error = '{LOST}' "
-    "WHERE id = :id"
+GIVE_UP = Statement(
+    update(deliveries)
+    .where(c.id == ID)
+    .values(status=inline(FAILED), claimed_until=null(), last_error=inline(LOST))
 )
-# Only on the claim the attempt was made under. A claimed delivery counts one attempt at least:
-# none means a resend came meanwhile (log.AGAIN), and it is due again now, its claim let go.
-RESENT = "attempts = 0"
-RECORD = driver_sql(
-    f"UPDATE deliveries SET status = CASE WHEN {RESENT} THEN 'pending' ELSE :status END, "
-    "claimed_until = NULL, last_error = :error, "
-    f"delivered_at = CASE WHEN {RESENT} THEN delivered_at ELSE :delivered_at END, "
-    f"next_attempt_at = CASE WHEN {RESENT} THEN next_attempt_at "
-    "ELSE COALESCE(:next_at, next_attempt_at) END, "
-    "last_attempt_at = :now, response_status = :response_status "
-    "WHERE id = :id AND status = 'pending' AND claimed_until = :claim"
+# A claimed delivery counts one attempt at least: none means a resend came meanwhile
+# (log.AGAIN), and it is due again now, its claim let go.
+RESENT = c.attempts == inline(0)
+RECORD = Statement(
+    update(deliveries)
+    .where(*CLAIMED)
+    .values(
+        status=case((RESENT, inline(PENDING)), else_=bindparam("status")),
+        claimed_until=null(),
+        last_error=bindparam("error"),
+        delivered_at=case((RESENT, c.delivered_at), else_=bindparam("delivered_at")),
+        next_attempt_at=case(
+            (RESENT, c.next_attempt_at),
+            else_=func.coalesce(bindparam("next_at"), c.next_attempt_at),
+        ),
+        last_attempt_at=NOW,
+        response_status=bindparam("response_status"),
+    )
 )
-RELEASE = driver_sql(
-    f"UPDATE deliveries SET claimed_until = NULL, "
-    f"attempts = CASE WHEN {RESENT} THEN 0 ELSE attempts - 1 END "
-    "WHERE id = :id AND status = 'pending' AND claimed_until = :claim"
+RELEASE = Statement(
+    update(deliveries)
+    .where(*CLAIMED)
+    .values(claimed_until=null(), attempts=case((RESENT, inline(0)), else_=c.attempts - inline(1)))
 )
-EXPIRED = skip_locked(
-    "SELECT id FROM deliveries WHERE receiver = :receiver AND status = 'delivered' "
-    "AND next_attempt_at < :cutoff LIMIT :limit"
+EXPIRED = Statement(
+    select(c.id)
+    .where(
+        c.receiver == RECEIVER,
+        c.status == inline(DELIVERED),
+        c.next_attempt_at < bindparam("cutoff"),
+    )
+    .limit(LIMIT)
+    .with_for_update(skip_locked=True),
+    "Expired",
 )
-DELETE = driver_sql("DELETE FROM deliveries WHERE id = :id")
-ANY_PENDING = driver_sql(
-    "SELECT 1 FROM deliveries WHERE receiver = :receiver AND status = 'pending' LIMIT 1"
+DELETE = Statement(sqlalchemy.delete(deliveries).where(c.id == ID))
+ANY_PENDING = Statement(
+    select(inline(1).label("pending"))
+    .select_from(deliveries)
+    .where(c.receiver == RECEIVER, c.status == inline(PENDING))
+    .limit(inline(1))
 )
-# Every receiver in the outbox, one index lookup each (a loose index scan, which neither
-# backend makes of SELECT DISTINCT).
-RECEIVERS = driver_sql(
-    "WITH RECURSIVE r(receiver) AS (SELECT MIN(receiver) FROM deliveries UNION ALL "
-    "SELECT (SELECT MIN(receiver) FROM deliveries WHERE receiver > r.receiver) FROM r "
-    "WHERE r.receiver IS NOT NULL) SELECT receiver FROM r WHERE receiver IS NOT NULL"
-)
+
+
+def _receivers():
+    # Every receiver in the outbox, one index lookup each (a loose index scan, which neither
+    # backend makes of SELECT DISTINCT).
+    r = select(func.min(c.receiver).label("receiver")).cte("r", recursive=True)
+    following = select(func.min(c.receiver)).where(c.receiver > r.c.receiver).scalar_subquery()
+    r = r.union_all(select(following).where(r.c.receiver.is_not(None)))
+    return Statement(select(r.c.receiver).where(r.c.receiver.is_not(None)), "Receiver")
+
+
+RECEIVERS = _receivers()
 
 
 def claim(db, cursor, wants, until, retries):
@@ -87,13 +115,15 @@ def claim(db, cursor, wants, until, retries):
     claimed, lost = [], []
     for receiver, limit in wants.items():
         cursor.execute(DUE[db.dialect], {**bound, "receiver": receiver, "limit": limit})
-        for delivery_id, event, body, attempts in cursor.fetchall():
-            if retries.another_allowed(attempts):
+        for due in DUE.rows(cursor):
+            if retries.another_allowed(due.attempts):
                 claimed.append(
-                    Delivery(delivery_id, receiver, event, body, attempts + 1, bound["until"])
+                    Delivery(
+                        due.id, receiver, due.event, due.body, due.attempts + 1, bound["until"]
+                    )
                 )
             else:
-                lost.append({"id": delivery_id})
+                lost.append({"id": due.id})
     if claimed:
         cursor.executemany(
             CLAIM[db.dialect], [{"until": bound["until"], "id": each.id} for each in claimed]
@@ -148,7 +178,7 @@ def delete_delivered(db, receivers, older_than, limit):
         for receiver in receivers:
             left = {"receiver": receiver, "cutoff": cutoff, "limit": limit - len(ids)}
             cursor.execute(EXPIRED[db.dialect], left)
-            ids += [{"id": row[0]} for row in cursor.fetchall()]
+            ids += [{"id": row.id} for row in EXPIRED.rows(cursor)]
             if len(ids) >= limit:
                 break
         if ids:
@@ -160,11 +190,11 @@ def any_pending(db, receiver):
     """Whether receiver has a pending delivery (one index lookup)."""
     with db.cursor() as cursor:
         cursor.execute(ANY_PENDING[db.dialect], {"receiver": receiver})
-        return cursor.fetchone() is not None
+        return ANY_PENDING.row(cursor) is not None
 
 
 def receivers(db):
     """Every receiver the outbox holds deliveries to, configured or not."""
     with db.cursor() as cursor:
         cursor.execute(RECEIVERS[db.dialect])
-        return [row[0] for row in cursor.fetchall()]
+        return [row.receiver for row in RECEIVERS.rows(cursor)]

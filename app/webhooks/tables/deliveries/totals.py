@@ -1,46 +1,59 @@
 """The deliveries of every receiver counted, as `webhooks status` and /metrics show them, and
 the failed ones retried or purged (the `webhooks` commands)."""
 
-from ....database import driver_sql, utcnow
+import sqlalchemy
+from sqlalchemy import func, select
+
+from ....database import Statement, inline, utcnow
+from . import DELIVERED, FAILED, PENDING, deliveries
 from .log import AGAIN
 
-BY_RECEIVER = driver_sql(
-    "SELECT receiver, status, COUNT(*), MIN(created_at) FROM deliveries "
-    "WHERE status IN ('pending', 'failed') GROUP BY receiver, status"
+c = deliveries.c
+IS_FAILED = c.status == inline(FAILED)
+
+BY_RECEIVER = Statement(
+    select(
+        c.receiver, c.status, func.count().label("total"), func.min(c.created_at).label("oldest")
+    )
+    .where(c.status.in_([inline(PENDING), inline(FAILED)]))
+    .group_by(c.receiver, c.status),
+    "Counted",
 )
-DELIVERED_COUNT = driver_sql("SELECT COUNT(*) FROM deliveries WHERE status = 'delivered'")
-FAILED_LIST = driver_sql(
-    "SELECT id, receiver, attempts, last_error FROM deliveries WHERE status = 'failed' "
-    "ORDER BY created_at"
+DELIVERED_COUNT = Statement(
+    select(func.count().label("delivered"))
+    .select_from(deliveries)
+    .where(c.status == inline(DELIVERED))
 )
-RETRY_FAILED = driver_sql(AGAIN + "status = 'failed'")
-PURGE_FAILED = driver_sql("DELETE FROM deliveries WHERE status = 'failed'")
+FAILED_LIST = Statement(
+    select(c.id, c.receiver, c.attempts, c.last_error).where(IS_FAILED).order_by(c.created_at),
+    "Failed",
+)
+RETRY_FAILED = Statement(AGAIN.where(IS_FAILED))
+PURGE_FAILED = Statement(sqlalchemy.delete(deliveries).where(IS_FAILED))
 
 
 def by_receiver(db):
-    """{(receiver, status): (count, oldest created_at)} of pending and failed deliveries."""
+    """The pending and failed deliveries of each receiver by status: records of receiver,
+    status, their total and the oldest one's created_at."""
     with db.cursor() as cursor:
         cursor.execute(BY_RECEIVER[db.dialect])
-        rows = cursor.fetchall()
-    return {
-        (receiver, status): (count, db.read_time(oldest))
-        for receiver, status, count, oldest in rows
-    }
+        rows = BY_RECEIVER.rows(cursor)
+    return [row._replace(oldest=db.read_time(row.oldest)) for row in rows]
 
 
 def delivered_count(db):
     """How many delivered deliveries are kept."""
     with db.cursor() as cursor:
         cursor.execute(DELIVERED_COUNT[db.dialect])
-        return cursor.fetchone()[0]
+        return DELIVERED_COUNT.row(cursor).delivered
 
 
 def failed(db):
-    """Every delivery that ran out of attempts, oldest first: (id, receiver, attempts, last
-    error)."""
+    """Every delivery that ran out of attempts, oldest first: records of id, receiver,
+    attempts and last_error."""
     with db.cursor() as cursor:
         cursor.execute(FAILED_LIST[db.dialect])
-        return cursor.fetchall()
+        return FAILED_LIST.rows(cursor)
 
 
 def retry_failed(db):
