@@ -64,9 +64,10 @@ def driver_sql(statement, **compile_options):
 class Statement:
     """A Core statement built from its Table, compiled once per backend (``statement[dialect]``
     is the SQL a driver cursor takes), whose rows are read by name: ``rows`` and ``row`` give
-    records of a named tuple made once, from the columns the statement returns."""
+    records of a named tuple made once from the columns the statement returns, or of the
+    record given, whose fields must be those columns."""
 
-    def __init__(self, statement, name="Row", **compile_options):
+    def __init__(self, statement, name="Row", record=None, **compile_options):
         # A dict gives each backend its own construct (an upsert: sqlite.insert, postgresql.insert).
         each = statement if isinstance(statement, dict) else dict.fromkeys(DIALECTS, statement)
         compiled = {
@@ -83,8 +84,10 @@ class Statement:
         if held:
             raise ValueError(f"parameters with values of their own: {sorted(held)}")
         self.sql = {dialect: str(each) for dialect, each in compiled.items()}
-        columns = [column.key for column in each["sqlite"].exported_columns]
-        self.record = collections.namedtuple(name, columns) if columns else None
+        columns = tuple(column.key for column in each["sqlite"].exported_columns)
+        if record is not None and record._fields != columns:
+            raise ValueError(f"{record.__name__} has {record._fields}, the statement {columns}")
+        self.record = record or (collections.namedtuple(name, columns) if columns else None)
 
     def __getitem__(self, dialect):
         return self.sql[dialect]

@@ -8,8 +8,8 @@ import pytest
 
 from app import database
 from app.database import utcnow
-from app.webhooks.tables.deliveries import Outcome
 from app.webhooks.tables.endpoints import rounds
+from app.webhooks.tables.records import Outcome
 from app.webhooks.worker import disabling
 from endpoint_helpers import register
 from helpers import issue_admin_token

@@ -17,6 +17,7 @@ from sqlalchemy import (
 
 from ...database import Statement, metadata
 from ...database.sql import UTCDateTime
+from .records import Event
 
 # Published events not yet fanned out: the cheapest row SQLite has (a rowid key, no other
 # index), deleted once its deliveries are written.
@@ -43,7 +44,7 @@ OLDEST = Statement(
     .order_by(e.id)
     .limit(bindparam("limit"))
     .with_for_update(skip_locked=True),
-    "Event",
+    record=Event,
 )
 DELETE = Statement(delete(events).where(e.id == bindparam("id")))
 WAITING = Statement(select(func.count().label("count"), func.min(e.created_at).label("oldest")))
@@ -56,8 +57,8 @@ def publish(db, cursor, event_type, body, created_at):
 
 
 def oldest(db, cursor, limit):
-    """Up to limit of the oldest events, in the cursor's transaction, as Events (OLDEST's
-    record: id, type, body, created_at as stored); locked, those of another worker left out."""
+    """Up to limit of the oldest events, in the cursor's transaction, as Events (created_at as
+    stored); locked, those of another worker left out."""
     cursor.execute(OLDEST[db.dialect], {"limit": limit})
     return OLDEST.rows(cursor)
 

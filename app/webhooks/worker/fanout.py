@@ -5,8 +5,9 @@ claimed by it."""
 import uuid
 
 from ..tables import events
-from ..tables.deliveries import FAILED, PENDING, Delivery, queue
+from ..tables.deliveries import FAILED, PENDING, queue
 from ..tables.endpoints import history
+from ..tables.records import Delivery
 
 # The last_error of a delivery to an endpoint disabled between its event and its fan-out.
 DISABLED = "endpoint disabled before the event was fanned out"

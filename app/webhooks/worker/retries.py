@@ -5,7 +5,7 @@ import logging
 import random
 
 from ...database import utcnow
-from ..tables.deliveries import Outcome
+from ..tables.records import Outcome
 
 # Seconds past the backoff that a receiver's Retry-After may put the next attempt off.
 RETRY_AFTER_CAP = 3600

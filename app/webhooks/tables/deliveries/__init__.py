@@ -1,9 +1,6 @@
 """The deliveries table: the shapes a delivery travels in, and the fixed values its statements
 write into their SQL."""
 
-import datetime
-from typing import NamedTuple
-
 from sqlalchemy import Column, Index, Integer, String, Table, Text
 
 from ....database import metadata
@@ -41,30 +38,3 @@ deliveries = Table(
     # An endpoint's log, newest first, a page at a time.
     Index("deliveries_receiver_created", "receiver", "created_at"),
 )
-
-
-class Delivery(NamedTuple):
-    """A claimed delivery, to be attempted: attempts counts this attempt too; claim is its
-    claimed_until as bound, which its outcome must still find to be recorded."""
-
-    id: str
-    # An operator's URL, or an endpoint's id.
-    receiver: str
-    event: str
-    body: str
-    attempts: int
-    claim: object = None
-
-
-class Outcome(NamedTuple):
-    """How an attempt of a delivery to receiver ended: error is None when a 2xx answered;
-    retry_at is when the next attempt is due, None when there is none (delivered, or no
-    attempts left); response_status is the answer's status, None when there
-    was no answer; claim is the claim of the attempt (Delivery.claim)."""
-
-    id: str
-    receiver: str
-    error: str | None
-    retry_at: datetime.datetime | None
-    response_status: int | None = None
-    claim: object = None

@@ -5,7 +5,8 @@ import sqlalchemy
 from sqlalchemy import bindparam, case, func, null, or_, select, update
 
 from ....database import Statement, inline, utcnow
-from . import DELIVERED, FAILED, LOST, PENDING, Delivery, deliveries
+from ..records import Delivery
+from . import DELIVERED, FAILED, LOST, PENDING, deliveries
 
 c = deliveries.c
 ID, RECEIVER, NOW, LIMIT = (bindparam(key) for key in ("id", "receiver", "now", "limit"))

@@ -6,13 +6,14 @@ from sqlalchemy import bindparam, false, null, select, update
 
 from ....database import Statement
 from ..deliveries import log
+from ..records import Endpoint
 from . import DISABLED_FAILING, webhook_endpoints
 
 c = webhook_endpoints.c
 BY_ID = c.id == bindparam("id")
 # What the worker needs of every endpoint, read once a round, to send and judge, as an
-# Endpoint: times read as stored (for_worker converts them), secrets still sealed. The fan-out
-# goes by history.py, what each endpoint took when.
+# Endpoint (for_worker reads its times). The fan-out goes by history.py, what each endpoint
+# took when.
 FOR_WORKER = Statement(
     select(
         c.id,
@@ -25,7 +26,7 @@ FOR_WORKER = Statement(
         c.older_secret,
         c.older_until,
     ),
-    "Endpoint",
+    record=Endpoint,
 )
 TIMES = ("failing_since", "previous_until", "older_until")
 # Taken one row at a time, by ascending id, before any delivery row: the order of the API too.
@@ -51,8 +52,7 @@ DISABLE_FAILING = Statement(
 
 
 def for_worker(db, cursor):
-    """Every endpoint as an Endpoint (FOR_WORKER's record), its times read, in the cursor's
-    transaction."""
+    """Every endpoint as an Endpoint, its times read, in the cursor's transaction."""
     cursor.execute(FOR_WORKER[db.dialect])
     read = db.read_time
     return [

@@ -1,0 +1,57 @@
+"""The shapes the worker's rows travel in, in one place. A shape that a statement reads is that
+statement's record (``Statement(..., record=...)`` checks that its fields are the statement's
+columns, in order); the others are what the worker makes of them."""
+
+import datetime
+from typing import NamedTuple
+
+
+class Event(NamedTuple):
+    """An events row as the fan-out reads it: created_at as stored."""
+
+    id: int
+    type: str
+    body: str
+    created_at: object
+
+
+class Endpoint(NamedTuple):
+    """An endpoint as a round reads it (rounds.for_worker): times are datetimes, secrets still
+    sealed."""
+
+    id: str
+    url: str
+    enabled: bool
+    failing_since: datetime.datetime | None
+    secret: str
+    previous_secret: str | None
+    previous_until: datetime.datetime | None
+    older_secret: str | None
+    older_until: datetime.datetime | None
+
+
+class Delivery(NamedTuple):
+    """A claimed delivery, to be attempted: attempts counts this attempt too; claim is its
+    claimed_until as bound, which its outcome must still find to be recorded."""
+
+    id: str
+    # An operator's URL, or an endpoint's id.
+    receiver: str
+    event: str
+    body: str
+    attempts: int
+    claim: object = None
+
+
+class Outcome(NamedTuple):
+    """How an attempt of a delivery to receiver ended: error is None when a 2xx answered;
+    retry_at is when the next attempt is due, None when there is none (delivered, or no
+    attempts left); response_status is the answer's status, None when there
+    was no answer; claim is the claim of the attempt (Delivery.claim)."""
+
+    id: str
+    receiver: str
+    error: str | None
+    retry_at: datetime.datetime | None
+    response_status: int | None = None
+    claim: object = None
