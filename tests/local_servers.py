@@ -162,7 +162,9 @@ class PrivatePostgres:
     def thaw(self):
         """SIGCONT what freeze stopped."""
         for pid in self._processes():
-            os.kill(pid, signal.SIGCONT)
+            # A backend whose session ended since the list was read has nothing to go on with.
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
 
     def destroy(self):
         """Stop the server if it runs, and remove its files."""
