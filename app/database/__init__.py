@@ -4,19 +4,23 @@
 from . import commands, migrate
 from .access import EXTENSION, Database, get_db, of
 from .failures import DatabaseFailure, Locked, SchemaBehind, SchemaMissing, Unavailable
-from .sql import driver_sql, metadata, utcnow
+from .sql import INSERTS, as_dict, driver_sql, metadata, named_tuple, per_backend, utcnow
 
 __all__ = [
+    "INSERTS",
     "Database",
     "DatabaseFailure",
     "Locked",
     "SchemaBehind",
     "SchemaMissing",
     "Unavailable",
+    "as_dict",
     "driver_sql",
     "get_db",
     "metadata",
+    "named_tuple",
     "of",
+    "per_backend",
     "schema_of",
     "utcnow",
 ]
