@@ -58,7 +58,7 @@ def driver_sql(statement, **compile_options):
     }
 
 
-def columns(statement):
+def _columns(statement):
     """The names of the columns a Core statement's rows hold, in order (its SELECT list, or
     its RETURNING list)."""
     return tuple(statement.exported_columns.keys())
@@ -67,14 +67,14 @@ def columns(statement):
 def as_dict(statement):
     """A function that reads a row of a Core statement as a dict by column name; columns the
     row holds past the statement's own are left out."""
-    items = ", ".join(f"{key!r}: row[{index}]" for index, key in enumerate(columns(statement)))
+    items = ", ".join(f"{key!r}: row[{index}]" for index, key in enumerate(_columns(statement)))
     # Compiled once, as namedtuple compiles its __new__: half the cost of dict(zip()) a row.
     return eval(f"lambda row: {{{items}}}")
 
 
 def named_tuple(statement, typename):
     """A NamedTuple class of a Core statement's columns: ``_make(row)`` reads a row by name."""
-    return collections.namedtuple(typename, columns(statement))
+    return collections.namedtuple(typename, _columns(statement))
 
 
 def utcnow():
