@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from flask import current_app
+from sqlalchemy import literal_column
 
-from .database import driver_sql
+from .database import as_dict, driver_sql, per_backend
 
 # Where the app keeps its outbox, and the event types its features declared.
 OUTBOX = "plantstore.outbox"
@@ -46,33 +47,38 @@ class Outbox(Protocol):
 
 
 class Announcing:
-    """A feature's statement on one row that announces an event of event_type when it changes
-    that row: sql ends with its RETURNING list (or the bare word RETURNING), to which run()
-    adds the outbox's wanted() as the last column. compile makes {dialect: SQL} of SQL text."""
+    """A feature's Core statement on one row that announces an event of event_type when it
+    changes that row: an INSERT, UPDATE or DELETE, with the RETURNING list it wants (or none),
+    or {dialect name: statement} where the backends' constructs differ. run() adds the outbox's
+    wanted() as the last column, compiled once per backend and per wanted()."""
 
-    def __init__(self, event_type: EventType, sql: str, compile: Callable = driver_sql):
+    def __init__(self, event_type: EventType, statement):
         self.event_type = event_type
-        self.sql = sql
-        self.compile = compile
-        self._statements = {}
+        self.statements = per_backend(statement)
+        # Every backend's statement returns the same columns: the feature's own, by name.
+        self.record = as_dict(next(iter(self.statements.values())))
+        self._compiled = {}
 
     def run(self, cursor, dialect: str, values: dict, outbox: Outbox, body: Callable):
-        """Execute the statement in the cursor's transaction; the row it returned without the
-        added column, or None when it returned none. When that row says the event is wanted,
-        publish body(row) in the same transaction."""
+        """Execute the statement in the cursor's transaction; the row it returned as a dict of
+        the feature's columns (the added one left out), or None when it returned none. When
+        that row says the event is wanted, publish body(row) in the same transaction."""
         wanted = outbox.wanted(self.event_type)
-        statement = self._statements.get(wanted)
+        statement = self._compiled.get(wanted)
         if statement is None:
-            joined = " " if self.sql.endswith(" RETURNING") else ", "
-            statement = self._statements[wanted] = self.compile(f"{self.sql}{joined}{wanted}")
+            statement = self._compiled[wanted] = self._compile(wanted)
         cursor.execute(statement[dialect], values)
         rows = cursor.fetchall()
         if not rows:
             return None
-        row = rows[0][:-1]
+        row = self.record(rows[0])
         if rows[0][-1]:
             outbox.publish(cursor, self.event_type, body(row))
         return row
+
+    def _compile(self, wanted):
+        column = literal_column(wanted)
+        return driver_sql({name: each.returning(column) for name, each in self.statements.items()})
 
 
 def declare(app, event_types):

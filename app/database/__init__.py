@@ -4,9 +4,19 @@
 from . import commands, migrate
 from .access import EXTENSION, Database, get_db, of
 from .failures import DatabaseFailure, Locked, SchemaBehind, SchemaMissing, Unavailable
-from .sql import Statement, driver_sql, inline, metadata, utcnow
+from .sql import (
+    INSERTS,
+    Statement,
+    as_dict,
+    driver_sql,
+    inline,
+    metadata,
+    per_backend,
+    utcnow,
+)
 
 __all__ = [
+    "INSERTS",
     "Database",
     "DatabaseFailure",
     "Locked",
@@ -14,11 +24,13 @@ __all__ = [
     "SchemaMissing",
     "Statement",
     "Unavailable",
+    "as_dict",
     "driver_sql",
     "get_db",
     "inline",
     "metadata",
     "of",
+    "per_backend",
     "schema_of",
     "utcnow",
 ]

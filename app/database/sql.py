@@ -1,10 +1,11 @@
-"""What every table module shares: the MetaData, the time type, and SQL compiled per driver."""
+"""What every table module shares: the MetaData, the time type, SQL compiled per driver, and
+rows read by column name."""
 
 import collections
 import datetime
 
 from sqlalchemy import DateTime, Integer, MetaData, String, TypeDecorator, literal_column, text
-from sqlalchemy.dialects import sqlite
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import psycopg
 from sqlalchemy.dialects.sqlite import base as sqlite_base
 
@@ -27,6 +28,8 @@ class _SQLite(sqlite.dialect):
 
 
 DIALECTS = {"sqlite": _SQLite(paramstyle="named"), "postgresql": psycopg.dialect()}
+# Each backend's own INSERT construct, for what Core spells per backend (ON CONFLICT).
+INSERTS = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
 
 
 class UTCDateTime(TypeDecorator):
@@ -48,17 +51,41 @@ class UTCDateTime(TypeDecorator):
         return value.astimezone(datetime.UTC)
 
 
+def per_backend(statement):
+    """{dialect name: Core statement} of one statement for every backend, or of a mapping
+    that already gives each backend its own (made with INSERTS)."""
+    if isinstance(statement, dict):
+        return statement
+    return dict.fromkeys(DIALECTS, statement)
+
+
 def driver_sql(statement, **compile_options):
-    """A statement (SQL with ``:name`` parameters, or Core) as each driver takes it.
+    """A statement (SQL with ``:name`` parameters, a Core statement, or {dialect name: Core
+    statement}) as each driver takes it.
 
     Both drivers then take the values as a dict.
     """
     if isinstance(statement, str):
         statement = text(statement)
+    statements = per_backend(statement)
     return {
-        name: str(statement.compile(dialect=dialect, **compile_options))
+        name: str(statements[name].compile(dialect=dialect, **compile_options))
         for name, dialect in DIALECTS.items()
     }
+
+
+def _columns(statement):
+    """The names of the columns a Core statement's rows hold, in order (its SELECT list, or
+    its RETURNING list)."""
+    return tuple(statement.exported_columns.keys())
+
+
+def as_dict(statement):
+    """A function that reads a row of a Core statement as a dict by column name; columns the
+    row holds past the statement's own are left out."""
+    items = ", ".join(f"{key!r}: row[{index}]" for index, key in enumerate(_columns(statement)))
+    # Compiled once, as namedtuple compiles its __new__: half the cost of dict(zip()) a row.
+    return eval(f"lambda row: {{{items}}}")
 
 
 class Statement:
@@ -68,8 +95,7 @@ class Statement:
     record given, whose fields must be those columns."""
 
     def __init__(self, statement, name="Row", record=None, **compile_options):
-        # A dict gives each backend its own construct (an upsert: sqlite.insert, postgresql.insert).
-        each = statement if isinstance(statement, dict) else dict.fromkeys(DIALECTS, statement)
+        each = per_backend(statement)
         compiled = {
             dialect: each[dialect].compile(dialect=DIALECTS[dialect], **compile_options)
             for dialect in DIALECTS
@@ -84,7 +110,7 @@ class Statement:
         if held:
             raise ValueError(f"parameters with values of their own: {sorted(held)}")
         self.sql = {dialect: str(each) for dialect, each in compiled.items()}
-        columns = tuple(column.key for column in each["sqlite"].exported_columns)
+        columns = _columns(each["sqlite"])
         if record is not None and record._fields != columns:
             raise ValueError(f"{record.__name__} has {record._fields}, the statement {columns}")
         self.record = record or (collections.namedtuple(name, columns) if columns else None)

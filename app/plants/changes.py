@@ -1,17 +1,14 @@
 """Changing a stored plant while it is as it was read: a merge of new values, and a deletion
 under If-Match.
 
-Each is a compare-and-set in the database (the statement's WHERE names the content that was
-read), never a read then a blind write: of concurrent changes made from one version, on one
-server or several sharing the database, exactly one finds the row as it saw it.
+Each is a compare-and-set in the database (store's statements name, in their WHERE, the content
+that was read), never a read then a blind write: of concurrent changes made from one version, on
+one server or several sharing the database, exactly one finds the row as it saw it.
 """
 
 import enum
 
-from ..database import driver_sql
-from ..events import Announcing
 from . import store
-from .events import DELETED, UPDATED
 
 
 class ChangeResult(enum.Enum):
@@ -21,25 +18,6 @@ class ChangeResult(enum.Enum):
     UNCHANGED = "unchanged"
     MISSING = "missing"
     STALE = "stale"
-
-
-# The row still holds what was read; SQLite spells IS NOT DISTINCT FROM as IS.
-AS_SEEN = "WHERE id = :id AND name = :seen_name AND tag IS NOT DISTINCT FROM :seen_tag"
-
-
-def _compiled(sql):
-    return {
-        "postgresql": driver_sql(sql)["postgresql"],
-        "sqlite": driver_sql(sql.replace(" IS NOT DISTINCT FROM ", " IS "))["sqlite"],
-    }
-
-
-UPDATE = Announcing(
-    UPDATED,
-    f"UPDATE plants SET name = :name, tag = :tag {AS_SEEN} RETURNING id, name, tag",
-    _compiled,
-)
-DELETE = Announcing(DELETED, f"DELETE FROM plants {AS_SEEN} RETURNING id, name, tag", _compiled)
 
 
 def update(db, plant_id, changes, precondition, outbox):
@@ -59,7 +37,7 @@ def update(db, plant_id, changes, precondition, outbox):
         plant = {**seen, **changes}
         if plant == seen:
             return ChangeResult.UNCHANGED, seen
-        if _as_seen(db, UPDATE, seen, plant, outbox):
+        if store.update_as_seen(db, seen, plant, outbox):
             return ChangeResult.CHANGED, plant
         # Changed or deleted since it was read: judge the change again on what is there now.
 
@@ -75,20 +53,5 @@ def delete(db, plant_id, precondition, outbox):
         seen = store.get(db, plant_id)
         if not precondition(seen):
             return ChangeResult.STALE, seen
-        if _as_seen(db, DELETE, seen, seen, outbox):
+        if store.delete_as_seen(db, seen, outbox):
             return ChangeResult.CHANGED, seen
-
-
-def _as_seen(db, statement, seen, plant, outbox):
-    # Run the statement (an Announcing) on the row if it still holds seen, announcing plant;
-    # whether it did.
-    values = {
-        "id": seen["id"],
-        "name": plant["name"],
-        "tag": plant["tag"],
-        "seen_name": seen["name"],
-        "seen_tag": seen["tag"],
-    }
-    with db.transaction() as cursor:
-        row = statement.run(cursor, db.dialect, values, outbox, lambda _: store.stored_body(plant))
-    return row is not None

@@ -1,13 +1,14 @@
-"""The plants table and its SQL: the service's hot path."""
+"""The plants table and every statement on it: the service's hot path."""
 
 import enum
 
-from sqlalchemy import BigInteger, Column, Index, Integer, String, Table, func
+import sqlalchemy
+from sqlalchemy import BigInteger, Column, Index, Integer, String, Table, bindparam, func
 
-from ..database import driver_sql, metadata
+from ..database import INSERTS, as_dict, driver_sql, metadata
 from ..database.sql import UTCDateTime
 from ..events import Announcing
-from .events import CREATED, DELETED
+from .events import CREATED, DELETED, UPDATED
 
 plants = Table(
     "plants",
@@ -23,6 +24,16 @@ plants = Table(
     Index("plants_tag_id", "tag", "id"),
 )
 
+# Columns the service keeps to itself: in no answer, version or event of a plant.
+INTERNAL = frozenset({"created_at"})
+# A plant's fields, in the table's order: the StoredPlant (tests/plants/test_columns.py).
+COLUMNS = tuple(column for column in plants.c if column.key not in INTERNAL)
+FIELDS = tuple(column.key for column in COLUMNS)
+# What a change may set: every field but the id.
+CHANGEABLE = tuple(column for column in COLUMNS if not column.primary_key)
+# The parameter that holds each changeable field as it was read.
+SEEN = {column.key: f"seen_{column.key}" for column in CHANGEABLE}
+
 
 class CreateResult(enum.Enum):
     """What a create did."""
@@ -32,26 +43,50 @@ class CreateResult(enum.Enum):
     CONFLICT = "conflict"
 
 
+BY_ID = plants.c.id == bindparam("id")
+# The row still holds what was read; IS NOT DISTINCT FROM (IS on SQLite) sees None as None.
+AS_SEEN = sqlalchemy.and_(
+    BY_ID, *(column.is_not_distinct_from(bindparam(SEEN[column.key])) for column in CHANGEABLE)
+)
+
 # A row returned says the plant went in (psycopg reports no rowcount for ON CONFLICT); it holds
 # only whether anybody would receive the event, which Announcing adds.
 INSERT = Announcing(
     CREATED,
-    "INSERT INTO plants (id, name, tag) VALUES (:id, :name, :tag) "
-    "ON CONFLICT (id) DO NOTHING RETURNING",
+    {
+        name: insert(plants)
+        .values({column: bindparam(column.key) for column in COLUMNS})
+        .on_conflict_do_nothing(index_elements=plants.primary_key.columns)
+        for name, insert in INSERTS.items()
+    },
 )
-SELECT_ONE = driver_sql("SELECT id, name, tag FROM plants WHERE id = :id")
+SELECT = sqlalchemy.select(*COLUMNS)
+SELECT_ONE = driver_sql(SELECT.where(BY_ID))
 # The condition of a page by (filtered by tag, starting after an id); its order is always by id.
+TAGGED, AFTER = plants.c.tag == bindparam("tag"), plants.c.id > bindparam("after")
 PAGE_WHERE = {
-    (False, False): "",
-    (False, True): " WHERE id > :after",
-    (True, False): " WHERE tag = :tag",
-    (True, True): " WHERE tag = :tag AND id > :after",
+    (False, False): (),
+    (False, True): (AFTER,),
+    (True, False): (TAGGED,),
+    (True, True): (TAGGED, AFTER),
 }
 SELECT_PAGES = {
-    key: driver_sql(f"SELECT id, name, tag FROM plants{where} ORDER BY id LIMIT :limit")
+    key: driver_sql(SELECT.where(*where).order_by(plants.c.id).limit(bindparam("limit")))
     for key, where in PAGE_WHERE.items()
 }
-DELETE = Announcing(DELETED, "DELETE FROM plants WHERE id = :id RETURNING id, name, tag")
+# A plant's one DELETE, which returns what it deleted: whatever its version, or as it was read.
+DELETE = sqlalchemy.delete(plants).returning(*COLUMNS)
+DELETE_ANY = Announcing(DELETED, DELETE.where(BY_ID))
+DELETE_AS_SEEN = Announcing(DELETED, DELETE.where(AS_SEEN))
+UPDATE_AS_SEEN = Announcing(
+    UPDATED,
+    sqlalchemy.update(plants)
+    .values({column: bindparam(column.key) for column in CHANGEABLE})
+    .where(AS_SEEN)
+    .returning(*COLUMNS),
+)
+# Every SELECT above returns the plant's fields: a row of any of them, by name.
+_plant = as_dict(SELECT)
 
 
 def create(db, plant, outbox):
@@ -60,7 +95,7 @@ def create(db, plant, outbox):
     A new plant is announced to the outbox (plant.created, with plant as its body) in the same
     transaction, when anybody would receive it: both are kept, or neither.
     """
-    values = {"id": plant["id"], "name": plant["name"], "tag": plant.get("tag")}
+    values = {key: plant.get(key) for key in FIELDS}
     while True:
         with db.transaction() as cursor:
             if INSERT.run(cursor, db.dialect, values, outbox, lambda _: plant) is not None:
@@ -71,14 +106,9 @@ def create(db, plant, outbox):
         if stored is None:
             continue  # deleted between the insert and the read: try the insert again
         stored = _plant(stored)
-        if (stored["name"], stored["tag"]) == (values["name"], values["tag"]):
+        if stored == values:
             return CreateResult.REPLAYED, stored
         return CreateResult.CONFLICT, stored
-
-
-def _plant(row):
-    plant_id, name, tag = row
-    return {"id": plant_id, "name": name, "tag": tag}
 
 
 def get(db, plant_id):
@@ -106,17 +136,34 @@ def delete(db, plant_id, outbox):
     in the same transaction, when anybody would receive it.
     """
     with db.transaction() as cursor:
-        deleted = DELETE.run(cursor, db.dialect, {"id": plant_id}, outbox, _deleted_body)
+        deleted = DELETE_ANY.run(cursor, db.dialect, {"id": plant_id}, outbox, stored_body)
     return deleted is not None
 
 
-def _deleted_body(row):
-    return stored_body(_plant(row))
+def update_as_seen(db, seen, plant, outbox):
+    """Make the stored plant plant (the same id) if it still is seen; whether it was.
+
+    The change is announced to the outbox (plant.updated, with plant as a StoredPlant) in the
+    same transaction, when anybody would receive it.
+    """
+    return _as_seen(db, UPDATE_AS_SEEN, seen, plant, outbox)
+
+
+def delete_as_seen(db, seen, outbox):
+    """Delete the stored plant if it still is seen; whether it was.
+
+    The deletion is announced as delete() announces it.
+    """
+    return _as_seen(db, DELETE_AS_SEEN, seen, seen, outbox)
+
+
+def _as_seen(db, statement, seen, plant, outbox):
+    values = {**plant, **{SEEN[key]: seen[key] for key in SEEN}}
+    with db.transaction() as cursor:
+        row = statement.run(cursor, db.dialect, values, outbox, lambda _: stored_body(plant))
+    return row is not None
 
 
 def stored_body(plant):
-    """The StoredPlant an event carries: id, name, and tag only when the plant has one."""
-    body = {"id": plant["id"], "name": plant["name"]}
-    if plant["tag"] is not None:
-        body["tag"] = plant["tag"]
-    return body
+    """The StoredPlant an event carries: a plant's fields, each only when it is not None."""
+    return {key: plant[key] for key in FIELDS if plant[key] is not None}

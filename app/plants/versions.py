@@ -8,6 +8,7 @@ from werkzeug.exceptions import PreconditionFailed
 from werkzeug.http import parse_etags
 
 from .. import headers
+from . import store
 
 # The document's words for the header, on every answer that carries it.
 ETAG = {
@@ -36,18 +37,17 @@ IF_NONE_MATCH = (
     '"8c1e6b1f0d2e3a4b"',
 )
 NOT_MODIFIED = "The plant's version is one If-None-Match names: there is no body."
+# A None before another field: a byte no UTF-8 text holds, as no text holds the NUL between.
+NONE = b"\xff"
 
 
 def etag(plant):
-    """The strong entity tag of a stored plant, quoted: a short hash of its id, name and tag."""
-    # Neither name nor tag holds a NUL, so the separators keep every content apart, no tag too.
-    tag = plant["tag"]
-    text = (
-        f"{plant['id']}\0{plant['name']}"
-        if tag is None
-        else f"{plant['id']}\0{plant['name']}\0{tag}"
-    )
-    return f'"{hashlib.blake2b(text.encode(), digest_size=8).hexdigest()}"'
+    """The strong entity tag of a stored plant, quoted: a short hash of its fields."""
+    values = [plant[key] for key in store.FIELDS]
+    while values[-1] is None:
+        values.pop()  # a field that ends None is left out: one added empty keeps every version
+    text = b"\0".join(NONE if value is None else str(value).encode() for value in values)
+    return f'"{hashlib.blake2b(text, digest_size=8).hexdigest()}"'
 
 
 def not_modified(version):

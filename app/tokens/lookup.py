@@ -28,7 +28,7 @@ class Lookup:
         caller = self.static.get(digest)
         if caller is None:
             issued = token_store.find_live(self.db, digest)
-            caller = Caller(*issued) if issued else None
+            caller = Caller(issued.name, issued.scope) if issued else None
         return caller
 
 

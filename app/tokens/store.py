@@ -1,11 +1,10 @@
 """The tokens table and its SQL: a lookup on every request, the rest for the ``tokens`` commands."""
 
-from typing import NamedTuple
-
-from sqlalchemy import Column, String, Table
+import sqlalchemy
+from sqlalchemy import Column, String, Table, bindparam
 from sqlalchemy.exc import IntegrityError
 
-from ..database import driver_sql, metadata, utcnow
+from ..database import Statement, metadata, utcnow
 from ..database.sql import UTCDateTime
 
 tokens = Table(
@@ -20,33 +19,35 @@ tokens = Table(
     Column("revoked_at", UTCDateTime),
 )
 
-LIVE = "revoked_at IS NULL AND (expires_at IS NULL OR expires_at > :now)"
-# Every authenticated request runs this one.
-FIND_LIVE = driver_sql(f"SELECT name, scope FROM tokens WHERE token_hash = :token_hash AND {LIVE}")
-INSERT = driver_sql(
-    "INSERT INTO tokens (name, token_hash, scope, created_at, expires_at) "
-    "VALUES (:name, :token_hash, :scope, :created_at, :expires_at)"
+LIVE = sqlalchemy.and_(
+    tokens.c.revoked_at.is_(None),
+    sqlalchemy.or_(tokens.c.expires_at.is_(None), tokens.c.expires_at > bindparam("now")),
 )
-SELECT_ALL = driver_sql(
-    "SELECT name, scope, created_at, expires_at, revoked_at FROM tokens ORDER BY created_at, name"
+# Every authenticated request runs this one; a Live is its row, by name.
+LIVE_BY_HASH = sqlalchemy.select(tokens.c.name, tokens.c.scope).where(
+    tokens.c.token_hash == bindparam("token_hash"), LIVE
 )
-REVOKE = driver_sql("UPDATE tokens SET revoked_at = :now WHERE name = :name AND revoked_at IS NULL")
-EXISTS = driver_sql("SELECT 1 FROM tokens WHERE name = :name")
-COUNT_LIVE = driver_sql(f"SELECT count(*) FROM tokens WHERE {LIVE}")
+FIND_LIVE = Statement(LIVE_BY_HASH, "Live")
+# A new token names every column: revoked_at is None.
+INSERT = Statement(sqlalchemy.insert(tokens))
+# What ``tokens list`` shows of a token (a Token): every column but its hash.
+SHOWN = sqlalchemy.select(*(column for column in tokens.c if column is not tokens.c.token_hash))
+SELECT_ALL = Statement(SHOWN.order_by(tokens.c.created_at, tokens.c.name), "Token")
+# The columns that hold times, read back as aware datetimes in UTC.
+TIMES = tuple(column.key for column in tokens.c if isinstance(column.type, UTCDateTime))
+REVOKE = Statement(
+    sqlalchemy.update(tokens)
+    .values(revoked_at=bindparam("now"))
+    .where(tokens.c.name == bindparam("name"), tokens.c.revoked_at.is_(None))
+)
+EXISTS = Statement(sqlalchemy.select(tokens.c.name).where(tokens.c.name == bindparam("name")))
+COUNT_LIVE = Statement(
+    sqlalchemy.select(sqlalchemy.func.count().label("count")).select_from(tokens).where(LIVE)
+)
 
 
 class DuplicateName(Exception):
     """A token with this name exists already."""
-
-
-class Token(NamedTuple):
-    """What ``tokens list`` shows of a token: never its hash."""
-
-    name: str
-    scope: str
-    created_at: object
-    expires_at: object
-    revoked_at: object
 
 
 def create(db, name, token_hash, scope, expires_at):
@@ -57,6 +58,7 @@ def create(db, name, token_hash, scope, expires_at):
         "scope": scope,
         "created_at": db.bind_time(utcnow()),
         "expires_at": db.bind_time(expires_at),
+        "revoked_at": None,
     }
     try:
         with db.transaction() as cursor:
@@ -66,20 +68,25 @@ def create(db, name, token_hash, scope, expires_at):
 
 
 def find_live(db, token_hash):
-    """(name, scope) of the live (not revoked, not expired) token with this hash, or None."""
+    """The name and scope (a Live) of the live (not revoked, not expired) token with this
+    hash, or None."""
     with db.cursor() as cursor:
         cursor.execute(
             FIND_LIVE[db.dialect], {"token_hash": token_hash, "now": db.bind_time(utcnow())}
         )
-        return cursor.fetchone()
+        return FIND_LIVE.row(cursor)
 
 
 def list_all(db):
-    """Every token's name, scope, creation, expiry and revocation, oldest first."""
+    """Every token (a Token: all but its hash), oldest first."""
     with db.cursor() as cursor:
         cursor.execute(SELECT_ALL[db.dialect])
-        rows = cursor.fetchall()
-    return [Token(name, scope, *map(db.read_time, times)) for name, scope, *times in rows]
+        rows = SELECT_ALL.rows(cursor)
+    return [_times_read(db, token) for token in rows]
+
+
+def _times_read(db, token):
+    return token._replace(**{key: db.read_time(getattr(token, key)) for key in TIMES})
 
 
 def revoke(db, name):
