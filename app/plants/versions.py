@@ -2,6 +2,7 @@
 headers that compare with it (RFC 9110: If-Match strongly, If-None-Match weakly)."""
 
 import hashlib
+import operator
 
 from flask import request
 from werkzeug.exceptions import PreconditionFailed
@@ -39,14 +40,18 @@ IF_NONE_MATCH = (
 NOT_MODIFIED = "The plant's version is one If-None-Match names: there is no body."
 # A None before another field: a byte no UTF-8 text holds, as no text holds the NUL between.
 NONE = b"\xff"
+_fields = operator.itemgetter(*store.FIELDS)
 
 
 def etag(plant):
     """The strong entity tag of a stored plant, quoted: a short hash of its fields."""
-    values = [plant[key] for key in store.FIELDS]
+    values = list(_fields(plant))
     while values[-1] is None:
         values.pop()  # a field that ends None is left out: one added empty keeps every version
-    text = b"\0".join(NONE if value is None else str(value).encode() for value in values)
+    if None in values:
+        text = b"\0".join(NONE if value is None else str(value).encode() for value in values)
+    else:  # every read: one join and one encode
+        text = "\0".join(map(str, values)).encode()
     return f'"{hashlib.blake2b(text, digest_size=8).hexdigest()}"'
 
 
