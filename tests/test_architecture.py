@@ -19,6 +19,7 @@ OWNERS = {
     "tokens": "app/tokens/store.py",
     "deliveries": "app/webhooks/tables/deliveries/",
     "events": "app/webhooks/tables/events.py",
+    "event_cursors": "app/webhooks/tables/events.py",
     "webhook_endpoints": "app/webhooks/tables/endpoints/",
     "webhook_endpoint_history": "app/webhooks/tables/endpoints/",
     "webhook_disables": "app/webhooks/tables/disables.py",

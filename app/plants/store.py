@@ -49,14 +49,14 @@ AS_SEEN = sqlalchemy.and_(
     BY_ID, *(column.is_not_distinct_from(bindparam(SEEN[column.key])) for column in CHANGEABLE)
 )
 
-# A row returned says the plant went in (psycopg reports no rowcount for ON CONFLICT); it holds
-# only whether anybody would receive the event, which Announcing adds.
+# A row returned says the plant went in (psycopg reports no rowcount for ON CONFLICT).
 INSERT = Announcing(
     CREATED,
     {
         name: insert(plants)
         .values({column: bindparam(column.key) for column in COLUMNS})
         .on_conflict_do_nothing(index_elements=plants.primary_key.columns)
+        .returning(plants.c.id)
         for name, insert in INSERTS.items()
     },
 )

@@ -21,7 +21,7 @@ def init_app(app):
     keep, sealing secrets with PLANTSTORE_WEBHOOK_KEYS; register the webhooks command group and
     the per-receiver gauges of /metrics."""
     db, values = database.of(app), settings.init_app(app)
-    events.set_outbox(app, Outbox(db, values.urls))
+    events.set_outbox(app, Outbox(db))
     app.register_blueprint(bp)
     headers.no_store(app, bp.url_prefix)
     app.extensions[KEYRING] = Keyring(values.keys)

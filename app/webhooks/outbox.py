@@ -4,34 +4,19 @@ the change it announces."""
 import json
 
 from ..database import utcnow
-from .tables import endpoints, events
+from .tables import events
 
-# What wanted() gives for an event the operator's receivers get: every one is wanted.
-ALWAYS = "TRUE"
+# The exact text of an event's body, made once per event: compact, and UTF-8 as it is.
+_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 class Outbox:
-    """Writes each published event once, whatever the number of receivers: the worker fans it
-    out to them (worker/fanout.py). An event is written when somebody would receive it: the
-    operator's receivers, or an endpoint enabled and subscribed to it when the change is made."""
+    """Writes each published event once, whatever the number of receivers: it is the change's
+    entry in the feed, and the worker fans it out to its receivers (worker/fanout.py)."""
 
-    def __init__(self, db, operator_receivers):
+    def __init__(self, db):
         self.db = db
-        self.operator_receivers = bool(operator_receivers)
-        self._wanted = {}
-
-    def wanted(self, event_type):
-        """SQL, true when somebody would receive an event of event_type (an EventType)."""
-        sql = self._wanted.get(event_type.name)
-        if sql is None:
-            if self.operator_receivers and event_type.operator:
-                sql = ALWAYS
-            else:
-                sql = endpoints.subscribed(event_type.name)
-            self._wanted[event_type.name] = sql
-        return sql
 
     def publish(self, cursor, event_type, body):
         """Write the event (an EventType, and body, a dict) in the cursor's transaction."""
-        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-        events.publish(self.db, cursor, event_type.name, text, utcnow())
+        events.publish(self.db, cursor, event_type.name, _ENCODE(body), utcnow())

@@ -96,15 +96,15 @@ def test_a_disable_during_a_round_fails_what_the_round_claimed_for_the_endpoint(
         path = f"/webhooks/{endpoint}"
         answers.append(send(client, "PATCH", path, headers, {"enabled": False}).status_code)
 
-    oldest = events.oldest
+    page = events.page
 
-    def disabled_meanwhile(db, cursor, limit):
+    def disabled_meanwhile(db, cursor, after, types, limit):
         # The round has begun: a disable comes now, before the fan-out writes its claims.
         threading.Thread(target=disable).start()
         wait_for(lambda: answers or waits_for_a_lock(db), 5, "the disable to end or wait")
-        return oldest(db, cursor, limit)
+        return page(db, cursor, after, types, limit)
 
-    monkeypatch.setattr(events, "oldest", disabled_meanwhile)
+    monkeypatch.setattr(events, "page", disabled_meanwhile)
     ledger.exchange([], [], {endpoint: 4}, {})
     ended = time.monotonic()
     wait_for(lambda: answers, 10, "the disable")

@@ -1,9 +1,21 @@
-"""The events table: a change writes one event row, whatever the number of receivers, which
-the worker fans out to a delivery per receiver (worker/fanout.py) and deletes."""
+"""The events table, which is the events feed: a change writes one event row, in its own
+transaction, whatever the number of receivers. Readers follow it in one order, the feed's: the
+GET /events API, and the worker's fan-out (worker/fanout.py), which turns each event into a
+delivery per receiver. Events are deleted after the retention, a batch at a time.
+
+The feed's order is (xid, id). On PostgreSQL, xid is the writing transaction's id, taken at its
+first write, and a reader sees only the events of transactions older than the oldest still
+running: an event whose transaction commits after one written later is never skipped, on one
+host or many. On SQLite xid is 0: one writer at a time commits in id order, so id alone is the
+order, and a reader sees every committed event.
+"""
+
+import re
 
 from sqlalchemy import (
     BigInteger,
     Column,
+    Index,
     Integer,
     String,
     Table,
@@ -12,42 +24,118 @@ from sqlalchemy import (
     delete,
     func,
     insert,
+    literal_column,
     select,
+    tuple_,
 )
 
-from ...database import Statement, metadata
+from ...database import INSERTS, Statement, metadata
 from ...database.sql import UTCDateTime
 from .records import Event
 
-# Published events not yet fanned out: the cheapest row SQLite has (a rowid key, no other
-# index), deleted once its deliveries are written.
 events = Table(
     "events",
     metadata,
     Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True),
+    # The writing transaction's id on PostgreSQL, 0 on SQLite: see the module's docstring.
+    Column("xid", BigInteger, nullable=False, server_default="0"),
     Column("type", String(50), nullable=False),
     # The exact bytes each delivery sends and signs.
     Column("body", Text, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
+    Index("events_feed", "xid", "id"),
 )
+# Where the feed's own readers stand: "fanout", the last event fanned out; "deleted", the last
+# event deleted by the retention (every event up to it is gone). No row: before every event.
+event_cursors = Table(
+    "event_cursors",
+    metadata,
+    Column("name", String(20), primary_key=True),
+    Column("xid", BigInteger, nullable=False),
+    Column("id", BigInteger, nullable=False),
+)
+FANOUT, DELETED = "fanout", "deleted"
+# Before every event.
+START = (0, 0)
+# An event's id in the feed and in the Plantstore-Event-Id header: its place, opaque to clients.
+ID = re.compile(r"ev_(\d{1,19})_(\d{1,19})")
 
-e = events.c
+e, c = events.c, event_cursors.c
+# On PostgreSQL, the transaction's id (the same for every row it writes); 0 on SQLite.
+_XID = "pg_current_xact_id()::text::bigint"
+# Transactions older than the oldest running one have all ended: their events are all there.
+_ENDED = e.xid < literal_column("pg_snapshot_xmin(pg_current_snapshot())::text::bigint")
+_VALUES = {
+    "type": bindparam("type"),
+    "body": bindparam("body"),
+    "created_at": bindparam("created_at"),
+}
 # Inline: the new id is not asked back (PostgreSQL would add RETURNING for it).
 INSERT = Statement(
-    insert(events)
-    .values(type=bindparam("type"), body=bindparam("body"), created_at=bindparam("created_at"))
-    .inline()
+    {
+        "sqlite": insert(events).values(_VALUES).inline(),
+        "postgresql": insert(events).values(xid=literal_column(_XID), **_VALUES).inline(),
+    }
 )
-# The oldest events first; another worker's are skipped, not waited for.
-OLDEST = Statement(
-    select(e.id, e.type, e.body, e.created_at)
-    .order_by(e.id)
-    .limit(bindparam("limit"))
-    .with_for_update(skip_locked=True),
-    record=Event,
-)
+AFTER = tuple_(e.xid, e.id) > tuple_(bindparam("xid"), bindparam("id"))
+# Each backend's events after a place, and their order (SQLite: by id, its rowid alone).
+ORDER = {
+    "sqlite": ((e.id > bindparam("id"),), (e.id,)),
+    "postgresql": ((AFTER, _ENDED), (e.xid, e.id)),
+}
+COLUMNS = (e.xid, e.id, e.type, e.body, e.created_at)
+CURSOR = Statement(select(c.xid, c.id).where(c.name == bindparam("name")))
+# One fan-out at a time on PostgreSQL, until its round commits: another worker's round skips it.
+FANNING_OUT = "SELECT pg_try_advisory_xact_lock(7166034265536446464)"
+
+
+def _moved(insert):
+    new = insert(event_cursors).values(
+        name=bindparam("name"), xid=bindparam("xid"), id=bindparam("id")
+    )
+    return new.on_conflict_do_update(
+        index_elements=[c.name], set_={"xid": new.excluded.xid, "id": new.excluded.id}
+    )
+
+
+MOVE = Statement({dialect: _moved(insert) for dialect, insert in INSERTS.items()})
 DELETE = Statement(delete(events).where(e.id == bindparam("id")))
-WAITING = Statement(select(func.count().label("count"), func.min(e.created_at).label("oldest")))
+WAITING = Statement(
+    {
+        dialect: select(func.count().label("count"), func.min(e.created_at).label("oldest")).where(
+            *where
+        )
+        for dialect, (where, _) in ORDER.items()
+    }
+)
+# Each number of types a page may be filtered by, compiled once.
+_PAGES = {}
+
+
+def _page(types):
+    statement = _PAGES.get(types)
+    if statement is None:
+        slots = [bindparam(f"type_{number}") for number in range(types)]
+        each = {
+            dialect: select(*COLUMNS)
+            .where(*where, *([e.type.in_(slots)] if types else []))
+            .order_by(*order)
+            .limit(bindparam("limit"))
+            for dialect, (where, order) in ORDER.items()
+        }
+        statement = _PAGES[types] = Statement(each, record=Event)
+    return statement
+
+
+def public_id(event):
+    """An event's id as the feed and the deliveries show it."""
+    return f"ev_{event.xid}_{event.id}"
+
+
+def place(event_id):
+    """The place (xid, id) of an event id the feed gave, or None when it is not one."""
+    found = ID.fullmatch(event_id)
+    return (int(found[1]), int(found[2])) if found else None
 
 
 def publish(db, cursor, event_type, body, created_at):
@@ -56,21 +144,64 @@ def publish(db, cursor, event_type, body, created_at):
     cursor.execute(INSERT[db.dialect], values)
 
 
-def oldest(db, cursor, limit):
-    """Up to limit of the oldest events, in the cursor's transaction, as Events (created_at as
-    stored); locked, those of another worker left out."""
-    cursor.execute(OLDEST[db.dialect], {"limit": limit})
-    return OLDEST.rows(cursor)
+def page(db, cursor, after, types, limit):
+    """Up to limit Events after the place after ((xid, id)), in the feed's order, of the types
+    given (every type when there is none): only events that no reader can see before another
+    that comes before them, in the cursor's transaction."""
+    statement = _page(len(types))
+    values = {"xid": after[0], "id": after[1], "limit": limit}
+    values.update((f"type_{number}", name) for number, name in enumerate(types))
+    cursor.execute(statement[db.dialect], values)
+    return statement.rows(cursor)
 
 
-def delete(db, cursor, ids):
-    """Delete the events of these ids, in the cursor's transaction."""
-    cursor.executemany(DELETE[db.dialect], [{"id": event_id} for event_id in ids])
+def where(db, cursor, name):
+    """The place (xid, id) of the cursor name (FANOUT or DELETED)."""
+    cursor.execute(CURSOR[db.dialect], {"name": name})
+    row = CURSOR.row(cursor)
+    return START if row is None else tuple(row)
+
+
+def claim_fanout(db, cursor):
+    """The fan-out's place, the fan-out held until the cursor's transaction ends; None when
+    another worker's round holds it (PostgreSQL; SQLite's write lock holds the database)."""
+    if not db.is_sqlite:
+        cursor.execute(FANNING_OUT)
+        if not cursor.fetchone()[0]:
+            return None
+    return where(db, cursor, FANOUT)
+
+
+def move(db, cursor, name, event):
+    """Set the cursor name to the place of event, in the cursor's transaction."""
+    cursor.execute(MOVE[db.dialect], {"name": name, "xid": event.xid, "id": event.id})
+
+
+def delete_old(db, before, batch):
+    """Delete, in the feed's order, up to batch of the events already fanned out that were
+    written before before, stopping at the first one that was not; how many went."""
+    with db.transaction() as cursor:
+        fanned = where(db, cursor, FANOUT)
+        candidates = [
+            event
+            for event in page(db, cursor, where(db, cursor, DELETED), (), batch)
+            if (event.xid, event.id) <= fanned
+        ]
+        old = []
+        for event in candidates:
+            if db.read_time(event.created_at) >= before:
+                break
+            old.append(event)
+        if old:
+            cursor.executemany(DELETE[db.dialect], [{"id": event.id} for event in old])
+            move(db, cursor, DELETED, old[-1])
+        return len(old)
 
 
 def waiting(db):
     """How many events wait to be fanned out, and the creation time of the oldest (or None)."""
     with db.cursor() as cursor:
-        cursor.execute(WAITING[db.dialect])
+        xid, event_id = where(db, cursor, FANOUT)
+        cursor.execute(WAITING[db.dialect], {"xid": xid, "id": event_id})
         row = WAITING.row(cursor)
     return row.count, db.read_time(row.oldest) if row.oldest is not None else None

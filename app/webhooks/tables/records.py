@@ -7,8 +7,10 @@ from typing import NamedTuple
 
 
 class Event(NamedTuple):
-    """An events row as the fan-out reads it: created_at as stored."""
+    """An events row as the feed and the fan-out read it: its place (xid, id), its type, its
+    body's exact text, and created_at as stored."""
 
+    xid: int
     id: int
     type: str
     body: str
@@ -41,6 +43,8 @@ class Delivery(NamedTuple):
     body: str
     attempts: int
     claim: object = None
+    # The event's id in the feed (Plantstore-Event-Id); None for a delivery made before the feed.
+    event_id: str | None = None
 
 
 class Outcome(NamedTuple):

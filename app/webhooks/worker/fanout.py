@@ -14,8 +14,10 @@ DISABLED = "endpoint disabled before the event was fanned out"
 
 
 def fan_out(db, cursor, urls, operator_types, limit, wants, until):
-    """Turn up to limit of the oldest events into one delivery per receiver, in the cursor's
-    transaction, and delete them; the Deliveries written claimed.
+    """Turn up to limit of the events after the fan-out's place in the feed into one delivery
+    per receiver, in the cursor's transaction, and move that place past them; the Deliveries
+    written claimed. Another worker's round that holds the place fans out meanwhile: this one
+    then fans out nothing.
 
     The operator's receivers (urls) get the events of operator_types (names); each endpoint
     gets those it was subscribed to and enabled for when they were written (its history, read
@@ -25,7 +27,8 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
     their first attempt counted: a claim that costs no statement of its own. The caller holds
     the rows of the endpoints in wants, so that none is disabled before the claims commit.
     """
-    rows = events.oldest(db, cursor, limit)
+    after = events.claim_fanout(db, cursor)
+    rows = events.page(db, cursor, after, (), limit) if after is not None else []
     if not rows:
         return []
     timelines = history.timelines(db, cursor).items()
@@ -39,19 +42,22 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
             for endpoint_id, timeline in timelines
             if timeline.took(event_type, at)
         ]
+        event_id = events.public_id(event)
         for receiver, enabled in receivers:
-            delivery = _new(receiver, event_type, body, created_at, enabled)
+            delivery = _new(receiver, event_type, body, created_at, enabled, event_id)
             if enabled and wants.get(receiver, 0) > 0:
                 wants[receiver] -= 1
                 delivery.update(attempts=1, claimed_until=lease)
-                claimed.append(Delivery(delivery["id"], receiver, event_type, body, 1, lease))
+                claimed.append(
+                    Delivery(delivery["id"], receiver, event_type, body, 1, lease, event_id)
+                )
             deliveries.append(delivery)
     queue.insert(db, cursor, deliveries)
-    events.delete(db, cursor, [event.id for event in rows])
+    events.move(db, cursor, events.FANOUT, rows[-1])
     return claimed
 
 
-def _new(receiver, event_type, body, created_at, enabled):
+def _new(receiver, event_type, body, created_at, enabled, event_id):
     # A delivery's row, pending and not claimed (failed when its endpoint is disabled).
     return {
         "id": uuid.uuid4().hex,
@@ -64,4 +70,5 @@ def _new(receiver, event_type, body, created_at, enabled):
         "next_attempt_at": created_at,
         "claimed_until": None,
         "last_error": None if enabled else DISABLED,
+        "event_id": event_id,
     }

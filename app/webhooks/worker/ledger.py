@@ -51,6 +51,7 @@ class Ledger:
         self.lease = datetime.timedelta(
             seconds=2 * values.timeout + app.config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
         )
+        self.event_retention = datetime.timedelta(seconds=values.event_retention)
         self.worker = uuid.uuid4().hex
         self._windows_due = self._prune_due = 0.0
 
@@ -87,12 +88,15 @@ class Ledger:
             disabling.count(self.db, cursor, disabled)
 
     def tidy(self, retention, batch):
-        """Delete up to batch deliveries delivered more than retention ago; then settle the
-        strays of endpoints disabled or deleted (see rounds.settle_strays), and once a
-        minute forget the endpoints' states that no waiting event needs. How many deliveries
-        the first step deleted, and every receiver the outbox holds."""
+        """Delete up to batch deliveries delivered more than retention ago, and up to batch
+        events older than the feed's retention; then settle the strays of endpoints disabled or
+        deleted (see rounds.settle_strays), and once a minute forget the endpoints' states that
+        no waiting event needs. How many rows the first step deleted at the most, and every
+        receiver the outbox holds."""
         receivers = queue.receivers(self.db)
         deleted = queue.delete_delivered(self.db, receivers, retention, batch)
+        before = utcnow() - self.event_retention
+        deleted = max(deleted, event_table.delete_old(self.db, before, batch))
         strays = list(self._strays(receivers))
         if strays:
             with self.db.transaction() as cursor:

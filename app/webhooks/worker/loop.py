@@ -168,7 +168,7 @@ class Worker:
         exception is an outcome too, named by its type, so that it is retried on schedule."""
         try:
             answer = await self.sender.send(
-                target, delivery.id, delivery.event, delivery.body.encode()
+                target, delivery.id, delivery.event, delivery.body.encode(), delivery.event_id
             )
         except Exception as error:  # whatever fails, the attempt must be recorded
             return Answer(type(error).__name__), error

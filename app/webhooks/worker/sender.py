@@ -72,11 +72,12 @@ class Sender:
         )
 
     @staticmethod
-    def headers(target, delivery_id, event, body):
+    def headers(target, delivery_id, event, body, event_id=None):
         """Every header of one attempt, signed at this attempt's time with each of the
-        target's keys (up to three during rotations' overlaps, the newest first)."""
+        target's keys (up to three during rotations' overlaps, the newest first), and the
+        event's id in the feed when it has one."""
         timestamp = int(time.time())
-        return {
+        headers = {
             "Content-Type": "application/json",
             "X-Plantstore-Event": event,
             "X-Plantstore-Delivery": delivery_id,
@@ -87,15 +88,18 @@ class Sender:
                 standard_signature(key, delivery_id, timestamp, body) for key in target.keys
             ),
         }
+        if event_id is not None:
+            headers["Plantstore-Event-Id"] = event_id
+        return headers
 
-    async def send(self, target, delivery_id, event, body):
+    async def send(self, target, delivery_id, event, body, event_id=None):
         """Post body to target; its Answer. Once the status line and headers are in, the status
         decides it, however the body then comes."""
         try:
             async with (self.guarded if target.guarded else self.trusted).post(
                 target.url,
                 data=body,
-                headers=self.headers(target, delivery_id, event, body),
+                headers=self.headers(target, delivery_id, event, body, event_id),
                 allow_redirects=False,
             ) as response:
                 status = response.status

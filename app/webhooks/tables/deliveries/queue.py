@@ -27,7 +27,7 @@ def insert(db, cursor, rows):
 
 # Due or lost (lease run out) deliveries of one receiver, most overdue first.
 DUE = Statement(
-    select(c.id, c.event, c.body, c.attempts)
+    select(c.id, c.event, c.body, c.attempts, c.event_id)
     .where(
         c.receiver == RECEIVER,
         c.status == inline(PENDING),
@@ -118,10 +118,9 @@ def claim(db, cursor, wants, until, retries):
         cursor.execute(DUE[db.dialect], {**bound, "receiver": receiver, "limit": limit})
         for due in DUE.rows(cursor):
             if retries.another_allowed(due.attempts):
+                attempts, claim = due.attempts + 1, bound["until"]
                 claimed.append(
-                    Delivery(
-                        due.id, receiver, due.event, due.body, due.attempts + 1, bound["until"]
-                    )
+                    Delivery(due.id, receiver, due.event, due.body, attempts, claim, due.event_id)
                 )
             else:
                 lost.append({"id": due.id})

@@ -37,7 +37,7 @@ webhook_endpoints = Table(
     Column("id", String(ID_LENGTH), primary_key=True),
     Column("url", Text, nullable=False),
     Column("description", String(255), nullable=False),
-    # A JSON array of event types: a subscription is one LIKE on it, no table of its own.
+    # A JSON array of event types: read whole, by the API and by the fan-out (history.py).
     Column("events", Text, nullable=False),
     Column("enabled", Boolean, nullable=False),
     Column("disabled_reason", Text),
@@ -113,18 +113,6 @@ def _insert(values):
 
 def _change(values):
     return webhook_endpoints.update().where(_by_id()).values(values)
-
-
-def subscribed(event_type):
-    """SQL that is true when an enabled endpoint is subscribed to event_type (a trusted name)."""
-    return (
-        "EXISTS (SELECT 1 FROM webhook_endpoints WHERE enabled "
-        f"AND events LIKE '{_pattern(event_type)}')"
-    )
-
-
-def _pattern(event_type):
-    return f'%"{event_type}"%'
 
 
 def _shown(db, row):
