@@ -40,6 +40,7 @@ BAD_SETTINGS = [
     # Below the floor a failing receiver is held to (4 by default).
     ("PLANTSTORE_WEBHOOK_RECEIVER_CONCURRENCY_MAX", "3", "'3'"),
     ("PLANTSTORE_WEBHOOK_RETENTION", "a week", "'a week'"),
+    ("PLANTSTORE_EVENT_RETENTION", "a month", "'a month'"),
     ("PLANTSTORE_WEBHOOK_RETENTION_BATCH", "0", "'0'"),
     ("PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS", "127.0.0.0/8,intranet", "'127.0.0.0/8,intranet'"),
     ("PLANTSTORE_WEBHOOK_MAX_ENDPOINTS", "0", "'0'"),

@@ -1,13 +1,10 @@
 """The outbox (the Outbox of app/events.py): a published event is written in the transaction of
 the change it announces."""
 
-import json
+import orjson
 
 from ..database import utcnow
 from .tables import events
-
-# The exact text of an event's body, made once per event: compact, and UTF-8 as it is.
-_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 class Outbox:
@@ -19,4 +16,7 @@ class Outbox:
 
     def publish(self, cursor, event_type, body):
         """Write the event (an EventType, and body, a dict) in the cursor's transaction."""
-        events.publish(self.db, cursor, event_type.name, _ENCODE(body), utcnow())
+        # Compact, and UTF-8 as it is: the bytes json.dumps(separators=(",", ":"),
+        # ensure_ascii=False) writes, at a fraction of its cost on every change.
+        text = orjson.dumps(body).decode()
+        events.publish(self.db, cursor, event_type.name, text, utcnow())
