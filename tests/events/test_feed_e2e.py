@@ -1,6 +1,6 @@
 """The events feed (`GET /events`) over real HTTP on real gunicorn: what a change writes,
 following Link rel="next", tokens, retention by the worker, the `Plantstore-Event-Id` header
-of deliveries, and followers of two instances sharing PostgreSQL under concurrent creates."""
+of deliveries, and a follower of two instances sharing PostgreSQL under concurrent creates."""
 
 import datetime
 import json
@@ -343,6 +343,9 @@ def test_every_delivery_carries_the_id_of_its_event_in_the_feed(
 CREATORS = 16
 CREATES = 1500
 FOLLOW_LIMIT = 7
+# Creates a second at most, in all: fewer than the follower reads, FOLLOW_LIMIT a page, so
+# that it is at the end of the feed most of the time.
+CREATE_RATE = 150
 # Bounds of the run: the creates, then the follower catching up with them.
 CREATES_WITHIN = 40
 CAUGHT_UP_WITHIN = 15
@@ -355,11 +358,15 @@ def test_a_follower_sees_every_acknowledged_create_once_while_two_instances_writ
     servers = [live_server(database_url, workers=2), live_server(database_url, workers=2)]
     acknowledged = [[] for _ in range(CREATORS)]  # per creator, its 200s in order
     refused, stop = [], threading.Event()
-    deadline = time.monotonic() + CREATES_WITHIN
+    began = time.monotonic()
+    deadline = began + CREATES_WITHIN
 
     def creator(number):
-        for plant_id in range(number, CREATES, CREATORS):
-            if stop.is_set() or time.monotonic() > deadline:
+        for turn, plant_id in enumerate(range(number, CREATES, CREATORS)):
+            # Paced, so that the follower is at the end of the feed, where a gap would be.
+            if stop.wait(max(0.0, began + turn / CREATE_RATE * CREATORS - time.monotonic())):
+                return
+            if time.monotonic() > deadline:
                 return
             plant = {"id": plant_id, "name": f"plant {plant_id}"}
             try:
@@ -386,8 +393,7 @@ def test_a_follower_sees_every_acknowledged_create_once_while_two_instances_writ
     def follower():
         try:
             while not stop.is_set():
-                if not read_once():
-                    time.sleep(0.02)  # at the end of the feed: ask again shortly
+                read_once()  # at once, at the end of the feed too: where a gap would show
         except BaseException as error:  # reported by the test's thread, the creates ended
             following["error"] = error
             stop.set()
