@@ -129,6 +129,23 @@ class Statement:
         return None if found is None else self.record._make(found)
 
 
+def postgresql_only(index):
+    """index, built on PostgreSQL alone (create_all, the migrations, and the comparisons of
+    the schema, through of_backend, leave it out elsewhere)."""
+    index.info["backend"] = "postgresql"
+    return index.ddl_if(dialect="postgresql")
+
+
+def of_backend(name):
+    """Alembic's include_object for a database of the backend name: what only another backend
+    builds (postgresql_only) is left out of its comparisons."""
+
+    def include_object(item, _name, _type, _reflected, _compare_to):
+        return getattr(item, "info", {}).get("backend", name) == name
+
+    return include_object
+
+
 def inline(value):
     """A status, message or number written into a statement's SQL, not bound: a Statement is
     compiled once, before it has any value, and holds none of its own."""

@@ -7,6 +7,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Column, MetaData, Table, Text, inspect, literal_column, select
 
 from app.database import metadata, migrate
+from app.database.sql import of_backend
 from app.tokens.lookup import token_hash
 
 HEAD = migrate.script_directory().get_current_head()
@@ -128,5 +129,6 @@ def revisions(engine):
 def differences(engine, target=metadata):
     """What autogenerate would change to make the database match target."""
     with engine.connect() as conn:
-        context = MigrationContext.configure(conn, opts={"compare_server_default": True})
+        options = {"compare_server_default": True, "include_object": of_backend(conn.dialect.name)}
+        context = MigrationContext.configure(conn, opts=options)
         return compare_metadata(context, target)

@@ -289,3 +289,48 @@ def test_the_history_revision_keeps_each_endpoints_states_as_the_fan_out_judged_
     read = UTCDateTime().dialect_impl(engine.dialect).result_processor(engine.dialect, None)
     restored = {name: read(row[name]) if name.endswith("_at") else row[name] for name in changes}
     assert restored == {name: endpoint[name] for name in changes}
+
+
+FEED_REVISION = "a4d2f7c9e813"
+
+
+def _event(conn, number):
+    body = f'{{"id":{number},"name":"Fern"}}'
+    values = {"type": "plant.created", "body": body, "created_at": NOW}
+    conn.execute(metadata.tables["events"].insert().values(values))
+
+
+def test_the_feed_revision_keeps_every_delivery_and_waiting_event_and_goes_back_safely(engine, cli):
+    assert cli("db", "upgrade", f"{FEED_REVISION}-1").exit_code == 0
+    event = "INSERT INTO events (type, body, created_at) VALUES ('plant.created', '{}', :at)"
+    pending = {
+        "id": "d" * 32,
+        "receiver": "https://receiver.invalid/hook",
+        "event": "plant.created",
+        "body": "{}",
+        "status": "pending",
+        "attempts": 0,
+        "created_at": NOW,
+        "next_attempt_at": NOW,
+    }
+    with engine.begin() as conn:
+        conn.execute(text(event).bindparams(bindparam("at", type_=UTCDateTime)), {"at": NOW})
+        conn.execute(metadata.tables["deliveries"].insert().values(pending))
+    before = rows(engine)
+    result = cli("db", "upgrade")
+    assert result.exit_code == 0, result.output
+    assert differences(engine) == []
+    after = rows(engine)
+    assert after["deliveries"] == before["deliveries"]
+    # The event waiting is kept, at the start of the feed, for the fan-out to follow.
+    assert after["events"] == [{**before["events"][0], "xid": 0}]
+    assert "event_cursors" not in after
+    # Fanned out up to the first event; a second one waits.
+    with engine.begin() as conn:
+        conn.execute(metadata.tables["event_cursors"].insert().values(name="fanout", xid=0, id=1))
+        _event(conn, 2)
+    result = cli("db", "downgrade", f"{FEED_REVISION}-1")
+    assert result.exit_code == 0, result.output
+    # What the fan-out passed goes, as the older worker would have deleted it; the rest stays.
+    assert [event["body"] for event in rows(engine)["events"]] == ['{"id":2,"name":"Fern"}']
+    assert rows(engine)["deliveries"] == before["deliveries"]

@@ -3,7 +3,7 @@
 from alembic import context
 
 from app.database.migrate import render_item
-from app.database.sql import metadata
+from app.database.sql import metadata, of_backend
 
 connection = context.config.attributes["connection"]
 context.configure(
@@ -13,6 +13,7 @@ context.configure(
     render_as_batch=connection.dialect.name == "sqlite",
     render_item=render_item,
     compare_server_default=True,
+    include_object=of_backend(connection.dialect.name),
 )
 with context.begin_transaction():
     context.run_migrations()

@@ -30,7 +30,7 @@ from sqlalchemy import (
 )
 
 from ...database import INSERTS, Statement, metadata
-from ...database.sql import UTCDateTime
+from ...database.sql import UTCDateTime, postgresql_only
 from .records import Event
 
 events = Table(
@@ -43,7 +43,8 @@ events = Table(
     # The exact bytes each delivery sends and signs.
     Column("body", Text, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
-    Index("events_feed", "xid", "id"),
+    # PostgreSQL's feed order; SQLite's is its rowid, and the index would cost every change.
+    postgresql_only(Index("events_feed", "xid", "id")),
 )
 # Where the feed's own readers stand: "fanout", the last event fanned out; "deleted", the last
 # event deleted by the retention (every event up to it is gone). No row: before every event.

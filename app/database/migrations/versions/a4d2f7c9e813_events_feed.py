@@ -21,7 +21,8 @@ def upgrade():
     row, both cursors stand before the first, and the fan-out goes on from there."""
     with op.batch_alter_table("events") as batch_op:
         batch_op.add_column(sa.Column("xid", sa.BigInteger(), server_default="0", nullable=False))
-    op.create_index("events_feed", "events", ["xid", "id"], unique=False)
+    if op.get_bind().dialect.name == "postgresql":  # SQLite's feed order is its rowid
+        op.create_index("events_feed", "events", ["xid", "id"], unique=False)
     op.create_table(
         "event_cursors",
         sa.Column("name", sa.String(length=20), nullable=False),
@@ -49,6 +50,7 @@ def downgrade():
     with op.batch_alter_table("deliveries") as batch_op:
         batch_op.drop_column("event_id")
     op.drop_table("event_cursors")
-    op.drop_index("events_feed", table_name="events")
+    if bind.dialect.name == "postgresql":
+        op.drop_index("events_feed", table_name="events")
     with op.batch_alter_table("events") as batch_op:
         batch_op.drop_column("xid")
