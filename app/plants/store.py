@@ -28,7 +28,8 @@ plants = Table(
 INTERNAL = frozenset({"created_at"})
 # A plant's fields, in the table's order: the StoredPlant (tests/plants/test_columns.py).
 COLUMNS = tuple(column for column in plants.c if column.key not in INTERNAL)
-FIELDS = tuple(column.key for column in COLUMNS)
+# Plain str: a column's key is a subclass of it, which a JSON encoder may refuse as a key.
+FIELDS = tuple(str(column.key) for column in COLUMNS)
 # What a change may set: every field but the id.
 CHANGEABLE = tuple(column for column in COLUMNS if not column.primary_key)
 # The parameter that holds each changeable field as it was read.
