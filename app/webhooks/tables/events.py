@@ -60,6 +60,7 @@ FANOUT, DELETED = "fanout", "deleted"
 START = (0, 0)
 # An event's id in the feed and in the Plantstore-Event-Id header: its place, opaque to clients.
 ID = re.compile(r"ev_(\d{1,19})_(\d{1,19})")
+BIGINT_MAX = 2**63 - 1
 
 e, c = events.c, event_cursors.c
 # On PostgreSQL, the transaction's id (the same for every row it writes); 0 on SQLite.
@@ -136,7 +137,13 @@ def public_id(event):
 def place(event_id):
     """The place (xid, id) of an event id the feed gave, or None when it is not one."""
     found = ID.fullmatch(event_id)
-    return (int(found[1]), int(found[2])) if found else None
+    if found is None:
+        return None
+    xid, number = int(found[1]), int(found[2])
+    # The feed writes each number once, without leading zeros, and each fits a BIGINT.
+    if f"ev_{xid}_{number}" != event_id or max(xid, number) > BIGINT_MAX:
+        return None
+    return xid, number
 
 
 def publish(db, cursor, event_type, body, created_at):
@@ -161,6 +168,13 @@ def where(db, cursor, name):
     cursor.execute(CURSOR[db.dialect], {"name": name})
     row = CURSOR.row(cursor)
     return START if row is None else tuple(row)
+
+
+def dropped_after(db, cursor, after):
+    """Whether the retention deleted an event after the place after, by the feed's order on
+    the cursor's backend (SQLite's is the id alone)."""
+    deleted = where(db, cursor, DELETED)
+    return after[1] < deleted[1] if db.is_sqlite else after < deleted
 
 
 def claim_fanout(db, cursor):
