@@ -87,8 +87,9 @@ def _new_spec(event_types):
             "PLANTSTORE_API_TOKENS.",
         },
     )
-    plugin.converter.add_attribute_function(_event_type_reference)
     names = [event.name for event in event_types]
+    plugin.converter.add_attribute_function(_event_type_reference)
+    plugin.converter.add_attribute_function(_event_types_pattern(names))
     spec.components.schema(
         "EventType",
         {
@@ -111,6 +112,18 @@ def _event_type_reference(_converter, field, ret):
         return {}
     ret.pop("type")  # the reference says it
     return {"$ref": "#/components/schemas/EventType"}
+
+
+def _event_types_pattern(names):
+    """A field that lists event types, comma-separated (``metadata={"event_types": True}``),
+    gets the pattern of the declared types' names, which webhooks' schemas cannot know."""
+    one = "(" + "|".join(re.escape(name) for name in names) + ")"
+    pattern = f"^{one}(,{one})*$"
+
+    def attribute(_converter, field, ret):
+        return {"pattern": pattern} if field.metadata.get("event_types") else {}
+
+    return attribute
 
 
 def _register_schemas(spec, operations, event_types):

@@ -7,7 +7,7 @@ features' to say."""
 
 from .. import database, events, headers, metrics
 from . import settings
-from .api import KEYRING, bp
+from .api import KEYRING, bp, feed_bp
 from .ops.cli import webhooks_cli
 from .ops.collector import DeliveryCollector
 from .outbox import Outbox
@@ -17,13 +17,14 @@ __all__ = ["init_app", "warn_if_unsealed"]
 
 
 def init_app(app):
-    """Read its settings once; take published events; serve /webhooks, which no cache may
-    keep, sealing secrets with PLANTSTORE_WEBHOOK_KEYS; register the webhooks command group and
-    the per-receiver gauges of /metrics."""
+    """Read its settings once; take published events; serve /webhooks, sealing secrets with
+    PLANTSTORE_WEBHOOK_KEYS, and the feed, /events, neither of which a cache may keep; register
+    the webhooks command group and the per-receiver gauges of /metrics."""
     db, values = database.of(app), settings.init_app(app)
     events.set_outbox(app, Outbox(db))
-    app.register_blueprint(bp)
-    headers.no_store(app, bp.url_prefix)
+    for blueprint in (bp, feed_bp):
+        app.register_blueprint(blueprint)
+        headers.no_store(app, blueprint.url_prefix)
     app.extensions[KEYRING] = Keyring(values.keys)
     app.cli.add_command(webhooks_cli)
     metrics.of(app).registry.register(DeliveryCollector(db, values.urls, app.logger))

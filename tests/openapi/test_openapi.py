@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 
 import hypothesis
@@ -69,6 +70,7 @@ def test_document_carries_the_limits_the_service_enforces(client):
         "Delivery",
         "Recovery",
         "EventType",
+        "Event",
     }
     new_plant = schemas["NewPlant"]
     assert new_plant["required"] == ["id", "name"]
@@ -158,6 +160,7 @@ def test_webhook_posts_a_new_plant_with_its_signature_headers(client):
             "post",
             {202, 400, 401, 403, 404, 405, 409, 413, 415, 429, 500, 503},
         ),
+        ("/events", "get", {200, 400, 401, 404, 405, 410, 429, 500, 503}),
         ("/healthz", "get", {200, 404, 405, 500, 503}),
         ("/openapi.json", "get", {200, 404, 405, 500}),
     ],
@@ -168,7 +171,8 @@ def test_every_status_an_operation_gives_is_documented(client, path, method, sta
     assert set(responses) == {str(status) for status in statuses}
     for status in statuses - {200, 201, 202, 204, 304}:
         response = responses[str(status)]
-        if path.startswith(("/plants", "/webhooks")):  # rate limited: each answer has the headers
+        # Rate limited: each answer has the headers.
+        if path.startswith(("/plants", "/webhooks", "/events")):
             assert {*RATE_LIMIT_HEADERS, "Retry-After"} & set(response["headers"]) == (
                 set(RATE_LIMIT_HEADERS) if status != 405 else set()
             ) | ({"Retry-After"} if status in (429, 503) else set())
@@ -195,7 +199,8 @@ def test_rate_limit_headers_are_declared_on_every_answer_of_a_plants_operation(
 def test_every_operation_has_a_declared_tag_a_description_and_an_id(client):
     document = client.get("/openapi.json").get_json()
     tags = {tag["name"]: tag["description"] for tag in document["tags"]}
-    assert {"plants", "webhooks", "health", "openapi"} <= set(tags) and all(tags.values())
+    assert {"plants", "webhooks", "events", "health", "openapi"} <= set(tags)
+    assert all(tags.values())
     operations = [op for item in document["paths"].values() for op in item.values()]
     for operation in operations:
         assert len(operation["tags"]) == 1 and operation["tags"][0] in tags
@@ -205,7 +210,7 @@ def test_every_operation_has_a_declared_tag_a_description_and_an_id(client):
 
 def test_the_document_lists_the_resources_a_client_came_for_first(client):
     tags = [tag["name"] for tag in client.get("/openapi.json").get_json()["tags"]]
-    assert tags == ["plants", "webhooks", "health", "openapi"]
+    assert tags == ["plants", "webhooks", "events", "health", "openapi"]
 
 
 def test_every_schema_and_request_body_has_an_example(client):
@@ -249,6 +254,26 @@ def test_paging_link_header_is_described(client):
     document = client.get("/openapi.json").get_json()
     link = document["paths"]["/plants"]["get"]["responses"]["200"]["headers"]["Link"]
     assert 'rel="next"' in link["description"]
+
+
+def test_the_events_feed_is_described(client):
+    document = client.get("/openapi.json").get_json()
+    operation = document["paths"]["/events"]["get"]
+    answers = operation["responses"]
+    assert 'rel="next"' in answers["200"]["headers"]["Link"]["description"]
+    assert "dropped" in answers["410"]["content"]["application/json"]["example"]["message"]
+    query = {parameter["name"]: parameter["schema"] for parameter in operation["parameters"]}
+    assert set(query) == {"after", "types", "limit"}
+    assert (query["limit"]["minimum"], query["limit"]["maximum"]) == (1, 1000)
+    types = re.compile(query["types"]["pattern"])
+    names = document["components"]["schemas"]["EventType"]["enum"]
+    assert all(types.fullmatch(name) for name in names)
+    assert types.fullmatch(",".join(names)) and not types.fullmatch("plant.planted")
+    assert not types.fullmatch("") and not types.fullmatch(f"{names[0]},")
+    event = document["components"]["schemas"]["Event"]
+    assert event["required"] == ["created_at", "data", "id", "type"]
+    assert event["properties"]["type"]["$ref"] == "#/components/schemas/EventType"
+    assert event["properties"]["data"]["type"] == "object"
 
 
 @pytest.mark.parametrize(

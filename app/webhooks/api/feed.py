@@ -1,0 +1,85 @@
+"""The /events blueprint: the events feed, which any valid token reads, a page at a time, in the
+feed's order (see tables/events.py)."""
+
+import orjson
+from flask import Blueprint
+from werkzeug.exceptions import Gone
+
+from ... import apidoc, auth, headers
+from ...database import get_db
+from ...jsonprovider import json_response
+from ..tables import events
+from .feed_schemas import EXAMPLE_ID, EventSchema, FeedQuerySchema
+
+bp = apidoc.tag(
+    Blueprint("events", __name__, url_prefix="/events"),
+    "The events feed: every change to the store, in one order, for clients that pull rather "
+    "than receive webhooks. Any valid token reads it.",
+)
+
+NEXT_PAGE = {
+    "description": 'On every page, an empty one too, `<URL of the next page>; rel="next"`: '
+    "the same types and limit, after the last event of this page. Follow it, again once it "
+    "is empty, to see each event once.",
+    "schema": {"type": "string"},
+    "example": f'<https://plants.example/events?limit=2&after={EXAMPLE_ID}>; rel="next"',
+}
+BAD_QUERY = (
+    400,
+    "A query parameter that is malformed, out of range, unknown or given more than once: "
+    "`after` not an id the feed gave, an empty `types` or one naming no event type, a "
+    "`limit` outside 1 to 1000. The message names each.",
+    "after: Not an event id the feed gave: take it from an event, or from the Link header "
+    "of the page before.",
+)
+DROPPED = (
+    "Events after this one were dropped (older than PLANTSTORE_EVENT_RETENTION): read the "
+    "feed again from its start, without after."
+)
+
+
+@bp.get("")
+@auth.required()
+@apidoc.response(
+    200, "A page of events, in the feed's order", EventSchema(many=True), {"Link": NEXT_PAGE}
+)
+@apidoc.error(*BAD_QUERY)
+@apidoc.error(410, "Events after `after` were dropped by the retention.", DROPPED)
+@apidoc.arguments(FeedQuerySchema, "query")
+def list_events(query):
+    """Follow the events feed: every change, in order, a page at a time.
+
+    At most `limit` events after the one named by `after` (from the oldest kept without it),
+    of the listed `types` (every type by default). Follow the `Link` header's `rel="next"`
+    URL, which every page carries, an empty one too, and again once it is empty: a follower
+    sees each event exactly once, in the same order as every other reader, and an event
+    committed after one written later is never skipped. Events are kept for
+    PLANTSTORE_EVENT_RETENTION seconds: an `after` past which one was dropped is a 410, and the
+    feed must be read again from its start.
+    """
+    given, types, limit = query.get("after"), query.get("types", ()), query["limit"]
+    db = get_db()
+    after = events.START if given is None else events.place(given)
+    with db.cursor() as cursor:
+        page = events.page(db, cursor, after, types, limit)
+        # Checked after the page is read: a deletion that the page already missed is seen too.
+        dropped = given is not None and events.dropped_after(db, cursor, after)
+    if dropped:
+        raise Gone(DROPPED)
+    last = events.public_id(page[-1]) if page else given
+    kept = {"types": ",".join(types)} if types else {}
+    link = headers.next_page(".list_events", limit=limit, after=last, **kept)
+    # Built here rather than dumped by EventSchema: each body goes out as the exact text
+    # stored, never parsed again.
+    response = json_response([_shown(db, event) for event in page])
+    response.headers.update(link)
+    return response
+
+
+def _shown(db, event):
+    return {
+        "id": events.public_id(event),
+        "type": event.type,
+        "created_at": db.read_time(event.created_at),
+        "data": orjson.Fragment(event.body),
+    }
