@@ -10,6 +10,7 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 import pytest
 from plantstore_client import AuthenticatedClient, Client
+from plantstore_client.api.events import list_events
 from plantstore_client.api.health import healthz, livez
 from plantstore_client.api.openapi import openapi_document
 from plantstore_client.api.plants import (
@@ -122,6 +123,7 @@ def test_every_operation_of_the_document_succeeds_through_the_client(
     assert changed.parsed == StoredPlant(id=10, name="Swiss cheese plant")
     gone = delete_plant.sync_detailed(10, client=client, if_match=changed.headers["ETag"])
     assert gone.status_code == 204
+    _drive_events(client)
     _drive_webhooks(clients.admin, module_database_url)
 
     missed = sorted(
@@ -131,6 +133,21 @@ def test_every_operation_of_the_document_succeeds_through_the_client(
         if not _succeeded(method, path, answered)
     )
     assert not missed, f"operations this test never drove through the client: {missed}"
+
+
+def _drive_events(client):
+    """GET /events through the typed client: the changes to plant 10 above, in order."""
+    types = "plant.created,plant.updated,plant.deleted"
+    page = list_events.sync_detailed(client=client, types=types, limit=1000)
+    assert 'rel="next"' in page.headers["Link"]
+    mine = [event for event in page.parsed if event.data.additional_properties.get("id") == 10]
+    assert [event.type_ for event in mine] == [
+        EventType.PLANT_CREATED,
+        EventType.PLANT_UPDATED,
+        EventType.PLANT_DELETED,
+    ]
+    assert mine[-1].data.additional_properties == {"id": 10, "name": "Swiss cheese plant"}
+    assert mine[0].created_at.utcoffset() == datetime.timedelta(0)
 
 
 def _drive_webhooks(admin, database_url):
@@ -192,6 +209,8 @@ def _succeeded(method, template, answered):
         (409, lambda clients: create_plant.sync(client=clients.read_write, body=OTHER_BASIL)),
         (400, lambda clients: list_plants.sync(client=clients.read_write, limit=0)),
         (401, lambda clients: list_plants.sync(client=clients.wrong)),
+        (400, lambda clients: list_events.sync(client=clients.read_write, after="nope")),
+        (401, lambda clients: list_events.sync(client=clients.wrong)),
         (403, lambda clients: list_webhook_endpoints.sync(client=clients.read_write)),
         (404, lambda clients: get_webhook_endpoint.sync("ep_nobody", client=clients.admin)),
     ],
@@ -203,6 +222,8 @@ def _succeeded(method, template, answered):
         "create conflicting",
         "list limit 0",
         "wrong token",
+        "events after no event",
+        "events with a wrong token",
         "webhooks without admin",
         "missing endpoint",
     ],

@@ -4,6 +4,8 @@ from .created_webhook_endpoint import CreatedWebhookEndpoint
 from .delivery import Delivery
 from .delivery_status import DeliveryStatus
 from .error import Error
+from .event import Event
+from .event_data import EventData
 from .event_type import EventType
 from .healthz_response_200 import HealthzResponse200
 from .healthz_response_200_status import HealthzResponse200Status
@@ -26,6 +28,8 @@ __all__ = (
     "Delivery",
     "DeliveryStatus",
     "Error",
+    "Event",
+    "EventData",
     "EventType",
     "HealthzResponse200",
     "HealthzResponse200Status",
