@@ -11,6 +11,7 @@ app = Flask(__name__)
 
 @app.route("/plants", methods=["GET", "POST"])
 @app.route("/plants/<plant_id>", methods=["GET"])
+@app.route("/events", methods=["GET"])
 def plants(plant_id=None):
     """Parse the body when there is one; answer the same Plant whatever was asked."""
     if request.method == "POST":

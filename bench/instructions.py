@@ -6,11 +6,13 @@ straight to the WSGI app. Only what runs inside ``exec`` is counted (callgrind's
 ``--toggle-collect``), and each scenario is one ``exec``, dumped on its own.
 The service is counted twice: as configured by default, and with a rate limit on memory
 storage high enough never to refuse ("limited"), whose cost per create must stay within
-LIMITED_TARGET of the default's. Settings (environment): BENCH_REQUESTS per scenario (200).
+LIMITED_TARGET of the default's. A page of the events feed is held to a page of plants
+(AGAINST). Settings (environment): BENCH_REQUESTS per scenario (200).
 """
 
 import gc
 import io
+import json
 import os
 import pathlib
 import re
@@ -29,7 +31,10 @@ SCENARIOS = {
     "POST replay": ("POST", "/plants", '{{"id": 1, "name": "plant 1", "tag": "bench"}}', None),
     "GET /plants/{id}": ("GET", "/plants/{}", None, 1.6),
     "GET /plants?limit=100": ("GET", "/plants?limit=100", None, None),
+    "GET /events?limit=100": ("GET", "/events?limit=100", None, None),
 }
+# Scenario: (the scenario it is held to, on the service, and the target ratio of the two).
+AGAINST = {"GET /events?limit=100": ("GET /plants?limit=100", 1.5)}
 CALLGRIND = [
     "valgrind",
     "--tool=callgrind",
@@ -108,15 +113,21 @@ def inner(side):
 
 
 def preload(url):
+    """PRELOADED plants, and an event of each one's creation, as the outbox writes it."""
     sys.path.insert(0, str(ROOT))
     from sqlalchemy import create_engine, insert
 
+    from app.database import utcnow
     from app.plants.store import plants
+    from app.webhooks.tables.events import events
 
     engine = create_engine(url)
     rows = [{"id": n, "name": f"plant {n}", "tag": "bench"} for n in range(1, PRELOADED + 1)]
+    event = {"type": "plant.created", "created_at": utcnow()}
+    created = [{**event, "body": json.dumps(row, separators=(",", ":"))} for row in rows]
     with engine.begin() as conn:
         conn.execute(insert(plants), rows)
+        conn.execute(insert(events), created)
     engine.dispose()
 
 
@@ -162,6 +173,9 @@ def main():
             f"{_verdict(service / floor, target):>10} {limited:11,.0f} {limited / service:8.2f} "
             f"{_verdict(limited / service, limited_target):>10}"
         )
+    for name, (other, target) in AGAINST.items():
+        ratio = counts["service"][name] / counts["service"][other]
+        print(f"{name} against {other}, on the service: {ratio:.2f} {_verdict(ratio, target)}")
 
 
 def _verdict(ratio, target):
