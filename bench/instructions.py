@@ -12,7 +12,6 @@ LIMITED_TARGET of the default's. A page of the events feed is held to a page of 
 
 import gc
 import io
-import json
 import os
 import pathlib
 import re
@@ -115,6 +114,7 @@ def inner(side):
 def preload(url):
     """PRELOADED plants, and an event of each one's creation, as the outbox writes it."""
     sys.path.insert(0, str(ROOT))
+    import orjson
     from sqlalchemy import create_engine, insert
 
     from app.database import utcnow
@@ -124,7 +124,7 @@ def preload(url):
     engine = create_engine(url)
     rows = [{"id": n, "name": f"plant {n}", "tag": "bench"} for n in range(1, PRELOADED + 1)]
     event = {"type": "plant.created", "created_at": utcnow()}
-    created = [{**event, "body": json.dumps(row, separators=(",", ":"))} for row in rows]
+    created = [{**event, "body": orjson.dumps(row).decode()} for row in rows]
     with engine.begin() as conn:
         conn.execute(insert(plants), rows)
         conn.execute(insert(events), created)
