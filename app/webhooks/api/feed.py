@@ -59,8 +59,9 @@ def list_events(query):
     """
     given, types, limit = query.get("after"), query.get("types", ()), query["limit"]
     db = get_db()
-    after = events.START if given is None else events.place(given)
     with db.cursor() as cursor:
+        # From the oldest kept: past what the retention deleted.
+        after = events.where(db, cursor, events.DELETED) if given is None else events.place(given)
         page = events.page(db, cursor, after, types, limit)
         # Checked after the page is read: a deletion that the page already missed is seen too.
         dropped = given is not None and events.dropped_after(db, cursor, after)

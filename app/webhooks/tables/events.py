@@ -102,6 +102,8 @@ def _moved(insert):
 
 MOVE = Statement({dialect: _moved(insert) for dialect, insert in INSERTS.items()})
 DELETE = Statement(delete(events).where(e.id == bindparam("id")))
+NEWEST = Statement(select(func.max(e.id).label("id")))
+DELETE_UP_TO = Statement(delete(events).where(e.id <= bindparam("id"), e.id < bindparam("newest")))
 WAITING = Statement(
     {
         dialect: select(func.count().label("count"), func.min(e.created_at).label("oldest")).where(
@@ -155,7 +157,8 @@ def publish(db, cursor, event_type, body, created_at):
 def page(db, cursor, after, types, limit):
     """Up to limit Events after the place after ((xid, id)), in the feed's order, of the types
     given (every type when there is none): only events that no reader can see before another
-    that comes before them, in the cursor's transaction."""
+    that comes before them, in the cursor's transaction. after is no earlier than the DELETED
+    cursor, which may still hold a row on SQLite (see _delete)."""
     statement = _page(len(types))
     values = {"xid": after[0], "id": after[1], "limit": limit}
     values.update((f"type_{number}", name) for number, name in enumerate(types))
@@ -208,9 +211,20 @@ def delete_old(db, before, batch):
                 break
             old.append(event)
         if old:
-            cursor.executemany(DELETE[db.dialect], [{"id": event.id} for event in old])
+            _delete(db, cursor, old)
             move(db, cursor, DELETED, old[-1])
         return len(old)
+
+
+def _delete(db, cursor, old):
+    if not db.is_sqlite:
+        cursor.executemany(DELETE[db.dialect], [{"id": event.id} for event in old])
+        return
+    # The newest row stays until another follows it, deleted for readers by the DELETED cursor
+    # alone: SQLite gives a new row the largest rowid plus one, and an emptied table would give
+    # its ids out again, which followers past them would never see.
+    cursor.execute(NEWEST[db.dialect])
+    cursor.execute(DELETE_UP_TO[db.dialect], {"id": old[-1].id, "newest": NEWEST.row(cursor).id})
 
 
 def waiting(db):
