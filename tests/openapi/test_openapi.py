@@ -123,6 +123,7 @@ def test_webhook_posts_a_new_plant_with_its_signature_headers(client):
     assert {param["name"]: (param["in"], param["required"]) for param in post["parameters"]} == {
         "X-Plantstore-Event": ("header", True),
         "X-Plantstore-Delivery": ("header", True),
+        "Plantstore-Event-Id": ("header", True),
         "X-Plantstore-Signature": ("header", True),
         "webhook-id": ("header", True),
         "webhook-timestamp": ("header", True),

@@ -9,6 +9,11 @@ HEADERS = {
         "that has seen it already can ignore the repeat.",
         "schema": {"type": "string", "examples": ["5f0c6e2b9d3a4b1e8c7d6a5b4c3d2e1f"]},
     },
+    "Plantstore-Event-Id": {
+        "description": "The id of the event this delivery announces, as the events feed (GET "
+        "/events) shows it: a receiver that also reads the feed knows what it has seen.",
+        "schema": {"type": "string", "examples": ["ev_0_42"]},
+    },
     "X-Plantstore-Signature": {
         "description": "`sha256=` and the hex HMAC-SHA256 of the exact body bytes, keyed by "
         "PLANTSTORE_WEBHOOK_SECRET. Compute it over the raw body, before parsing, and compare "
