@@ -151,7 +151,7 @@ def place(event_id):
 def publish(db, cursor, event_type, body, created_at):
     """Write one event (body: its exact text) in the cursor's transaction."""
     values = {"type": event_type, "body": body, "created_at": db.bind_time(created_at)}
-    cursor.execute(INSERT[db.dialect], values)
+    cursor.execute(INSERT.sql[db.dialect], values)  # every change runs it: no call between
 
 
 def page(db, cursor, after, types, limit):
