@@ -26,14 +26,19 @@ server {{
 }}
 """
 ECHO_MODULE = "ngx_http_echo_module.so"
+# An event the fan-out has not passed yet: no fan-out cursor at or after its place in the feed.
+NOT_FANNED_OUT = (
+    "FROM events WHERE NOT EXISTS (SELECT 1 FROM event_cursors WHERE name = 'fanout' "
+    "AND (event_cursors.xid, event_cursors.id) >= (events.xid, events.id))"
+)
 # Pending: a delivery not yet delivered, or an event not yet fanned out to its receivers.
 WAITING = (
     "SELECT created_at FROM deliveries WHERE status = 'pending' "
-    "UNION ALL SELECT created_at FROM events"
+    f"UNION ALL SELECT created_at {NOT_FANNED_OUT}"
 )
 OLDEST_PENDING = f"SELECT MIN(created_at) FROM ({WAITING}) AS waiting"
 PENDING = f"SELECT COUNT(*) FROM ({WAITING}) AS waiting"
-WAITING_EVENTS = "SELECT COUNT(*) FROM events"
+WAITING_EVENTS = f"SELECT COUNT(*) {NOT_FANNED_OUT}"
 DELIVERED = "SELECT COUNT(*) FROM deliveries WHERE status = 'delivered'"
 
 
@@ -105,6 +110,8 @@ class Outbox:
         """Delete every plant, event, delivery and endpoint (one a failed run left behind)."""
         with self.engine.begin() as conn:
             conn.execute(text("DELETE FROM events"))
+            # The feed starts again: SQLite hands the deleted events' ids out anew.
+            conn.execute(text("DELETE FROM event_cursors"))
             conn.execute(text("DELETE FROM deliveries"))
             conn.execute(text("DELETE FROM plants"))
             conn.execute(text("DELETE FROM webhook_endpoints"))
