@@ -118,12 +118,8 @@ def _event_types_pattern(names):
     """A field that lists event types, comma-separated (``metadata={"event_types": True}``),
     gets the pattern of the declared types' names, which webhooks' schemas cannot know."""
     one = "(" + "|".join(re.escape(name) for name in names) + ")"
-    pattern = f"^{one}(,{one})*$"
-
-    def attribute(_converter, field, ret):
-        return {"pattern": pattern} if field.metadata.get("event_types") else {}
-
-    return attribute
+    pattern = {"pattern": f"^{one}(,{one})*$"}
+    return lambda _converter, field, ret: pattern if field.metadata.get("event_types") else {}
 
 
 def _register_schemas(spec, operations, event_types):

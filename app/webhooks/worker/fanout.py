@@ -36,12 +36,7 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
     for event in rows:
         event_type, body, created_at = event.type, event.body, event.created_at
         receivers = [(url, True) for url in urls] if event_type in operator_types else []
-        at = db.read_time(created_at)
-        receivers += [
-            (endpoint_id, timeline.enabled_now)
-            for endpoint_id, timeline in timelines
-            if timeline.took(event_type, at)
-        ]
+        receivers += _endpoints(timelines, event_type, db.read_time(created_at))
         event_id = events.public_id(event)
         for receiver, enabled in receivers:
             delivery = _new(receiver, event_type, body, created_at, enabled, event_id)
@@ -55,6 +50,15 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
     queue.insert(db, cursor, deliveries)
     events.move(db, cursor, events.FANOUT, rows[-1])
     return claimed
+
+
+def _endpoints(timelines, event_type, at):
+    # (endpoint id, whether it is enabled now) of each endpoint that took the event at at.
+    return [
+        (endpoint_id, timeline.enabled_now)
+        for endpoint_id, timeline in timelines
+        if timeline.took(event_type, at)
+    ]
 
 
 def _new(receiver, event_type, body, created_at, enabled, event_id):
