@@ -2,7 +2,6 @@
 headers that compare with it (RFC 9110: If-Match strongly, If-None-Match weakly)."""
 
 import hashlib
-import operator
 
 from flask import request
 from werkzeug.exceptions import PreconditionFailed
@@ -40,18 +39,25 @@ IF_NONE_MATCH = (
 NOT_MODIFIED = "The plant's version is one If-None-Match names: there is no body."
 # A None before another field: a byte no UTF-8 text holds, as no text holds the NUL between.
 NONE = b"\xff"
-_fields = operator.itemgetter(*store.FIELDS)
+# Whether a field that may be None has another after it: only then is a None written as NONE.
+_NONE_INSIDE = any(column.nullable for column in store.COLUMNS[:-1])
+# "{id}\0{name}\0{tag}" and each shorter prefix, made once: a version is one format_map.
+_TEXTS = [
+    "\0".join(f"{{{key}}}" for key in store.FIELDS[:count])
+    for count in range(len(store.FIELDS) + 1)
+]
 
 
 def etag(plant):
     """The strong entity tag of a stored plant, quoted: a short hash of its fields."""
-    values = list(_fields(plant))
-    while values[-1] is None:
-        values.pop()  # a field that ends None is left out: one added empty keeps every version
-    if None in values:
+    count = len(store.FIELDS)
+    while plant[store.FIELDS[count - 1]] is None:
+        count -= 1  # a field that ends None is left out: one added empty keeps every version
+    if _NONE_INSIDE:
+        values = [plant[key] for key in store.FIELDS[:count]]
         text = b"\0".join(NONE if value is None else str(value).encode() for value in values)
-    else:  # every read: one join and one encode
-        text = "\0".join(map(str, values)).encode()
+    else:
+        text = _TEXTS[count].format_map(plant).encode()
     return f'"{hashlib.blake2b(text, digest_size=8).hexdigest()}"'
 
 
