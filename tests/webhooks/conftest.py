@@ -3,6 +3,8 @@
 import pytest
 
 from harness.processes import wait_for
+from helpers import TOKEN
+from in_process import Stack
 from live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
 from liveserver import environment
 from receiver import Receiver
@@ -72,6 +74,32 @@ def endpoint_stack(live_server, database_url, start_workers):
         return server, admin, start
 
     return stack
+
+
+@pytest.fixture
+def app_stack(make_app, database_url):
+    """endpoint_stack in the test's process: stack(**settings) returns (server, admin, start),
+    the server an app answering through Flask's test client, start(count=N, **overrides) its
+    workers on event loops in threads (two on PostgreSQL, one on SQLite), each returned as
+    (worker, log) as endpoint_stack's are (process, log path): worker.poll() and .stop(), and
+    log.read_text(), the lines of every app of the test. Workers still running are stopped
+    afterwards."""
+    made = Stack(make_app)
+
+    def stack(**settings):
+        env = environment({**ENDPOINT_SETTINGS, **settings})
+        server = made.server(env, TOKEN)
+        admin = Admin(server, issue_admin_token(database_url))
+        shared = 2 if database_url.startswith("postgresql") else 1
+
+        def start(count=shared, **overrides):
+            workers = made.start({**env, **environment(overrides)}, count)
+            return [(worker, made.lines) for worker in workers]
+
+        return server, admin, start
+
+    yield stack
+    made.stop()
 
 
 @pytest.fixture

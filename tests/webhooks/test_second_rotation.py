@@ -1,5 +1,5 @@
-"""Rotations within the overlap, end to end: a replaced secret signs until its own overlap ends,
-newest first, three at most."""
+"""Rotations within the overlap, delivered by a worker in process: a replaced secret signs until
+its own overlap ends, newest first, three at most."""
 
 import time
 
@@ -8,12 +8,10 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from harness.processes import wait_for
 
-pytestmark = pytest.mark.e2e
 
-
-def test_a_secret_replaced_twice_within_the_overlap_still_signs(endpoint_stack, make_receiver):
+def test_a_secret_replaced_twice_within_the_overlap_still_signs(app_stack, make_receiver):
     receiver = make_receiver()
-    server, admin, start = endpoint_stack()  # an overlap of a day
+    server, admin, start = app_stack()  # an overlap of a day
     endpoint = admin.register(receiver.url, events=["plant.created"])
     first = endpoint["secret"]
     receiver.verify_with(first)  # a receiver that has not switched yet
