@@ -1,0 +1,108 @@
+"""The guard at connect time, in process over real HTTP: an endpoint's name that resolves to an
+address outside PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS only once the worker connects (DNS
+rebinding) is refused on the address it would connect to; the operator's receivers are not
+guarded."""
+
+import asyncio
+import ipaddress
+import socket
+import time
+
+import pytest
+
+from app.webhooks.worker.sender import Answer, Sender
+from app.webhooks.worker.targets import Target
+from harness.processes import wait_for
+
+# Reserved (RFC 6761): it resolves nowhere, but where the test's resolver says.
+NAME = "rebind.invalid"
+REFUSED = "ClientConnectorError: 127.0.0.1 is not a public address"
+LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"),)
+# Seconds a refusal may take: no connection is opened, so no timeout is waited for.
+REFUSED_WITHIN = 1
+
+
+@pytest.fixture
+def rebound(monkeypatch):
+    """bind(address): from then on NAME resolves to address in the test's process, as a name
+    whose DNS records changed after it was registered; before, it does not resolve."""
+    real, bound = socket.getaddrinfo, []
+
+    def getaddrinfo(host, port, family=0, type=0, proto=0, flags=0):
+        if host != NAME:
+            return real(host, port, family, type, proto, flags)
+        if not bound:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (bound[-1], port))]
+
+    # The event loop's resolver (aiohttp's ThreadedResolver) calls socket.getaddrinfo.
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return bound.append
+
+
+def attempt(url, guarded, allowed):
+    """One attempt to url on a new Sender; its Answer and how long it took."""
+
+    async def send():
+        sender = Sender(2, 4, allowed)
+        target = Target(url, "receiver", (b"k",), guarded)
+        try:
+            return await sender.send(target, "d0", "plant.created", b"{}")
+        finally:
+            await sender.close()
+
+    started = time.monotonic()
+    answer = asyncio.run(send())
+    return answer, time.monotonic() - started
+
+
+def rebound_url(receiver):
+    """The receiver's URL under NAME."""
+    return receiver.url.replace("127.0.0.1", NAME)
+
+
+def test_a_name_rebound_to_loopback_is_refused_at_connect_time(make_receiver, rebound):
+    receiver = make_receiver()
+    rebound("127.0.0.1")
+    answer, took = attempt(rebound_url(receiver), guarded=True, allowed=())
+    assert answer == Answer(REFUSED)
+    assert took < REFUSED_WITHIN
+    assert receiver.requests == []
+
+
+def test_a_name_rebound_inside_the_allowed_networks_is_reached(make_receiver, rebound):
+    receiver = make_receiver()
+    rebound("127.0.0.1")
+    answer, _ = attempt(rebound_url(receiver), guarded=True, allowed=LOOPBACK)
+    assert answer == Answer(None, 200)
+    assert len(receiver.requests) == 1
+
+
+def test_the_operator_s_receivers_are_not_guarded(make_receiver, rebound):
+    receiver = make_receiver()
+    rebound("127.0.0.1")
+    answer, _ = attempt(rebound_url(receiver), guarded=False, allowed=())
+    assert answer == Answer(None, 200)
+    assert len(receiver.requests) == 1
+
+
+# The guard is the worker's socket factory: the database plays no part, so SQLite alone.
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_an_endpoint_registered_before_its_name_pointed_to_loopback_is_never_reached(
+    app_stack, make_receiver, rebound
+):
+    receiver = make_receiver()
+    server, admin, start = app_stack(WEBHOOK_ALLOWED_NETWORKS="")
+    # Its name resolved to nothing when the API checked it, which lets it in.
+    endpoint = admin.register(rebound_url(receiver), events=["plant.created"])
+    rebound("127.0.0.1")
+    start(count=1)
+    created = time.monotonic()
+    assert server.request("POST", "/plants", {"id": 1, "name": "Fern"}).status == 200
+    wait_for(lambda: admin.newest(endpoint["id"]).get("status") == "failed", 10, "the failure")
+    # Three attempts, refused at once, 0.1 then 0.2 s apart at the most.
+    assert time.monotonic() - created < 5
+    delivery = admin.newest(endpoint["id"])
+    assert (delivery["last_error"], delivery["response_status"]) == (REFUSED, None)
+    assert delivery["attempts"] == 3
+    assert receiver.requests == []
