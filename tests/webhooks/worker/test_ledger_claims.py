@@ -84,14 +84,22 @@ def test_an_outcome_during_a_resend_leaves_the_delivery_due_with_fresh_attempts(
     assert (again.id, again.attempts) == (delivery.id, 1)
 
 
-def test_a_delivery_outcome_during_a_resend_is_not_kept_as_delivered(claimed):
+# An answer, and when the retry rule would try again after it (None: never).
+LATER = {"a 2xx": (None, 204, None), "a 500 retried in an hour": ("HTTP 500", 500, 3600)}
+
+
+@pytest.mark.parametrize("answer", LATER)
+def test_an_outcome_during_a_resend_is_not_kept_and_the_delivery_stays_due(claimed, answer):
     app, endpoint, delivery, ledger, resend = claimed()
     resend()
-    outcome = Outcome(delivery.id, endpoint, None, None, 204, delivery.claim)
+    error, status, retry_in = LATER[answer]
+    retry_at = utcnow() + datetime.timedelta(seconds=retry_in) if retry_in else None
+    outcome = Outcome(delivery.id, endpoint, error, retry_at, status, delivery.claim)
     ledger.exchange([outcome], [], {}, {})
     row = delivery_rows(app, endpoint)[delivery.id]
-    # The resend asked for another attempt after this one: it is still owed.
+    # The resend asked for another attempt after this one: it is still owed, now.
     assert (row["status"], row["attempts"], row["delivered_at"]) == ("pending", 0, None)
+    assert row["next_attempt_at"] <= utcnow()
 
 
 def test_a_give_back_during_a_resend_keeps_the_fresh_attempts(claimed):
