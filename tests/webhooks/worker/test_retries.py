@@ -14,7 +14,6 @@ from app.webhooks.tables.records import Delivery
 from app.webhooks.worker.retries import RETRY_AFTER_CAP, Retries
 from app.webhooks.worker.sender import Answer, Sender
 from app.webhooks.worker.targets import Target
-from receiver import Receiver
 
 FAILED = Answer("HTTP 500", 500)
 # Samples of each jittered delay: a schedule off by a doubling misses its range in all of them.
@@ -39,14 +38,6 @@ def delay_of(rule, attempts, answer=FAILED):
         "claim",
     )
     return (outcome.retry_at - after).total_seconds(), (outcome.retry_at - before).total_seconds()
-
-
-@pytest.fixture
-def receiver():
-    """A receiver on a local port, answering each POST as its script says."""
-    server = Receiver()
-    yield server
-    server.close()
 
 
 def answers(url, count):
@@ -105,7 +96,8 @@ def http_date(seconds):
     return email.utils.format_datetime(when, usegmt=True)
 
 
-def test_the_sender_reads_retry_after_in_seconds_and_as_an_http_date(receiver):
+def test_the_sender_reads_retry_after_in_seconds_and_as_an_http_date(make_receiver):
+    receiver = make_receiver()
     receiver.script = [
         (503, {"Retry-After": "120"}),
         (429, {"Retry-After": http_date(600)}),
@@ -131,7 +123,8 @@ UNREADABLE = [
 
 
 @pytest.mark.parametrize("value", UNREADABLE)
-def test_an_unreadable_retry_after_is_ignored(receiver, value):
+def test_an_unreadable_retry_after_is_ignored(make_receiver, value):
+    receiver = make_receiver()
     receiver.script = [(503, {"Retry-After": value})]
     (answer,) = answers(receiver.url, 1)
     assert answer == Answer("HTTP 503", 503, None)
