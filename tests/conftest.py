@@ -10,8 +10,9 @@ import pytest
 import redis
 from playwright.sync_api import sync_playwright
 from pytest_redis import factories
-from sqlalchemy import MetaData, create_engine, inspect, make_url
+from sqlalchemy import create_engine, make_url
 
+import postgres_state
 from app import create_app, database
 from app.database import migrate
 from harness.worker import start_worker
@@ -63,6 +64,40 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if SHARED_SERVERS & set(item.fixturenames):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
+def pytest_configure(config):
+    """Register the markers this conftest acts on."""
+    config.addinivalue_line(
+        "markers",
+        "backend_independent: the case's outcome does not depend on the database backend:"
+        " database_url is SQLite alone, not each backend",
+    )
+
+
+def _parametrized_names(mark):
+    names = mark.args[0] if mark.args else mark.kwargs["argnames"]
+    return [name.strip() for name in names.split(",")] if isinstance(names, str) else names
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc):
+    """A case marked backend_independent gets database_url's SQLite value alone.
+
+    Given as a parametrize mark, which pytest puts before the fixture's params (before the
+    fixtures' own pytest_generate_tests runs); a case's own parametrize of database_url wins.
+    """
+    definition = metafunc.definition
+    if not definition.get_closest_marker("backend_independent"):
+        return
+    if "database_url" not in metafunc.fixturenames or any(
+        "database_url" in _parametrized_names(mark)
+        for mark in definition.iter_markers("parametrize")
+    ):
+        return
+    sqlite = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+    # First, as the fixture's params would be: the case's id starts with its backend.
+    definition.add_marker(sqlite, append=False)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -122,78 +157,50 @@ def worker_postgres_url(request, worker_id):
             yield own
 
 
-# What a test could change of a PostgreSQL schema: tables and views, columns, indexes,
-# constraints, triggers, functions, types, and the revision alembic_version holds.
-SCHEMA_CATALOG = (
-    "SELECT table_name, column_name, data_type, is_nullable, column_default"
-    " FROM information_schema.columns WHERE table_schema = 'public'",
-    "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'public'",
-    "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'",
-    "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint"
-    " WHERE connamespace = 'public'::regnamespace",
-    "SELECT tgname, tgrelid::regclass::text FROM pg_trigger WHERE NOT tgisinternal",
-    "SELECT proname, prosrc FROM pg_proc WHERE pronamespace = 'public'::regnamespace",
-    "SELECT typname FROM pg_type WHERE typnamespace = 'public'::regnamespace",
-)
-
-
-def _schema(conn):
-    """Everything SCHEMA_CATALOG shows of the database, and alembic_version's rows."""
-    shown = [sorted(map(tuple, conn.exec_driver_sql(query))) for query in SCHEMA_CATALOG]
-    if inspect(conn).has_table("alembic_version"):
-        shown.append(sorted(conn.exec_driver_sql("SELECT version_num FROM alembic_version")))
-    return shown
-
-
-def _drop_every_table(conn):
-    # Every table, alembic_version and a test's own included.
-    tables = MetaData()
-    tables.reflect(conn)
-    tables.drop_all(conn)
+@pytest.fixture(scope="session")
+def postgres_engine(worker_postgres_url):
+    """An engine of this worker's PostgreSQL database for the fixtures that empty it, kept for
+    the session: a connection per test costs more than the emptying. Pinged before each use,
+    for a test may end its connection."""
+    engine = create_engine(worker_postgres_url, pool_size=1, pool_pre_ping=True)
+    yield engine
+    engine.dispose()
 
 
 @pytest.fixture(scope="session")
-def latest_postgres_schema(worker_postgres_url):
-    """The schema of the latest migration as _schema shows it, made once on this worker's
-    PostgreSQL database."""
-    engine = create_engine(worker_postgres_url)
-    with engine.begin() as conn:
-        _drop_every_table(conn)
-    app = create_app({"DATABASE_URL": worker_postgres_url})
-    migrate.upgrade(database.of(app))
-    database.of(app).engine.dispose()
-    with engine.begin() as conn:
-        schema = _schema(conn)
-    engine.dispose()
-    return schema
+def latest_postgres_schema(worker_postgres_url, postgres_engine):
+    """The latest migration made once on this worker's PostgreSQL database, and its state
+    (postgres_state.latest)."""
+    return postgres_state.latest(worker_postgres_url, postgres_engine)
 
 
 @pytest.fixture
-def postgres_url(request, worker_postgres_url):
+def postgres_url(request, worker_postgres_url, postgres_engine):
     """The test PostgreSQL database, emptied: no table left, or, for a test that makes apps
-    (make_app, which migrates), the latest migration's schema without a row.
+    (make_app), the latest migration's schema without a row.
 
-    That one is emptied with TRUNCATE when an earlier test left exactly it: dropping every
-    table and migrating again costs PostgreSQL about 0.7 s a test, this 0.1 s.
+    That one keeps the tables when an earlier test left exactly them (one statement's
+    fingerprint says so), deleting their rows: dropping every table and migrating again costs
+    about 0.7 s a test, a TRUNCATE of them 25 ms of PostgreSQL's CPU, the DELETEs about 5 ms.
     """
-    keep = None
+    latest = None
     if "make_app" in request.fixturenames:
-        keep = request.getfixturevalue("latest_postgres_schema")
-    engine = create_engine(worker_postgres_url)
-    with engine.begin() as conn:
-        if keep is not None and _schema(conn) == keep:
-            names = sorted(set(inspect(conn).get_table_names()) - {"alembic_version"})
-            listed = ", ".join(f'"{name}"' for name in names)
-            conn.exec_driver_sql(f"TRUNCATE {listed} RESTART IDENTITY CASCADE")
+        latest = request.getfixturevalue("latest_postgres_schema")
+    with postgres_engine.begin() as conn:
+        kept = latest is not None and postgres_state.fingerprint(conn) == latest.fingerprint
+        if kept:
+            conn.exec_driver_sql(latest.empty)
         else:
-            _drop_every_table(conn)
-    engine.dispose()
+            postgres_state.drop_every_table(conn)
+    if latest is not None and not kept:
+        postgres_state.migrate_to_latest(worker_postgres_url)
     return worker_postgres_url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request, tmp_path):
-    """A fresh database on each backend: a SQLite file, and the test PostgreSQL database."""
+    """A fresh database on each backend: a SQLite file, and the test PostgreSQL database; the
+    SQLite one alone for a case marked backend_independent."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'plantstore.sqlite'}"
     return request.getfixturevalue("postgres_url")
@@ -219,12 +226,25 @@ def latest_sqlite(tmp_path_factory):
     return path
 
 
+def _at_head(db, database_url, first, latest_sqlite):
+    # Whether db is known at the latest revision: a SQLite file copied now from latest_sqlite, or
+    # PostgreSQL as postgres_url left it, for the first app (a test may change it after that).
+    if db.is_sqlite:
+        path = db.engine.url.database
+        if not path or path == ":memory:" or os.path.exists(path):
+            return False
+        shutil.copyfile(latest_sqlite, path)
+        return True
+    return first and db.engine.url.render_as_string(hide_password=False) == database_url
+
+
 @pytest.fixture
 def make_app(database_url, latest_sqlite):
     """Build apps on the test database with extra settings; the schema is created.
 
-    A SQLite file that does not exist yet starts as a copy of latest_sqlite, which the upgrade
-    then finds at the latest revision: cheaper than migrating every test's file anew.
+    A SQLite file that does not exist yet starts as a copy of latest_sqlite, and postgres_url
+    leaves the latest migration: such an app is not migrated again, for an upgrade that finds
+    nothing to do still costs Alembic's start. Any other is migrated.
     """
     apps = []
 
@@ -233,10 +253,8 @@ def make_app(database_url, latest_sqlite):
             {"TESTING": True, "DATABASE_URL": database_url, "API_TOKENS": TOKEN, **settings}
         )
         db = database.of(app)
-        path = db.engine.url.database if db.is_sqlite else None
-        if path and path != ":memory:" and not os.path.exists(path):
-            shutil.copyfile(latest_sqlite, path)
-        migrate.upgrade(db)
+        if not _at_head(db, database_url, not apps, latest_sqlite):
+            migrate.upgrade(db)
         apps.append(app)
         return app
 

@@ -27,6 +27,7 @@ def test_create_replay_conflict_over_http(live_server, database_url):
     assert refused.headers["Content-Type"] == "application/json"
 
 
+@pytest.mark.backend_independent
 def test_access_log_carries_the_request_id(live_server, database_url):
     server = live_server(database_url)
     server.request("GET", "/healthz", headers={"X-Request-ID": "e2e-trace-17"})
@@ -35,6 +36,7 @@ def test_access_log_carries_the_request_id(live_server, database_url):
     assert '"GET /healthz HTTP/1.1" 200' in line
 
 
+@pytest.mark.backend_independent
 def test_chunked_body_over_the_limit_is_413(live_server, database_url):
     server = live_server(database_url, PLANTSTORE_MAX_CONTENT_LENGTH="1024")
     chunks = (b'{"id": 1, "name": "' + b"x" * 100 for _ in range(20))
@@ -98,6 +100,7 @@ def test_malformed_framing_is_400_and_stores_nothing(framing_server, request_byt
     assert server.request("GET", "/plants").json() == []
 
 
+@pytest.mark.backend_independent
 def test_idle_kept_alive_clients_take_no_thread(live_server, database_url):
     # Two workers, as deployed on two cores: sync workers linger on each idle client in turn.
     server = live_server(database_url, workers=2)

@@ -10,11 +10,13 @@ from app import database
 from helpers import assert_error
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("path", ["/", "/nothing", "/plants/1/leaves"])
 def test_unknown_path_is_404(client, auth_headers, path):
     assert_error(client.get(path, headers=auth_headers), 404)
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("method", ["PUT", "PATCH"])
 def test_wrong_method_is_405_with_allow(client, auth_headers, method):
     response = client.open("/plants", method=method, headers=auth_headers)
@@ -33,6 +35,7 @@ def failing_app(make_app):
     return app
 
 
+@pytest.mark.backend_independent
 def test_unexpected_exception_is_500_and_leaks_nothing(failing_app, caplog):
     with caplog.at_level(logging.ERROR):
         response = failing_app.test_client().get("/boom", headers={"X-Request-ID": "trace-me"})
@@ -110,6 +113,7 @@ def test_other_sql_error_is_500_with_the_traceback_in_the_log(app, auth_headers,
     assert "sql-bug" in caplog.text
 
 
+@pytest.mark.backend_independent
 def test_debug_mode_shows_werkzeugs_debugger_for_an_unexpected_exception(failing_app):
     failing_app.debug = True
     client = Client(DebuggedApplication(failing_app.wsgi_app, evalex=False))
@@ -120,6 +124,7 @@ def test_debug_mode_shows_werkzeugs_debugger_for_an_unexpected_exception(failing
     assert "Werkzeug Debugger" in page and "secret detail from deep inside" in page
 
 
+@pytest.mark.backend_independent
 def test_debug_mode_keeps_error_bodies_for_http_errors(failing_app, auth_headers):
     failing_app.debug = True
     assert_error(failing_app.test_client().get("/nothing", headers=auth_headers), 404)

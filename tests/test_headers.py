@@ -2,6 +2,8 @@
 
 import pytest
 
+pytestmark = pytest.mark.backend_independent
+
 
 @pytest.mark.parametrize(
     ("method", "path"),

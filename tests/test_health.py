@@ -7,6 +7,7 @@ from harness.processes import wait_for
 from helpers import assert_error
 
 
+@pytest.mark.backend_independent
 def test_healthz_needs_no_token(client):
     response = client.get("/healthz")
     assert response.status_code == 200

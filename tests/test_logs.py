@@ -77,6 +77,7 @@ def test_no_token_and_no_body_reaches_the_log(live_server, database_url, log_for
     assert SECRET_NAME not in log
 
 
+@pytest.mark.backend_independent
 def test_text_access_lines_start_with_a_utc_timestamp(live_server, database_url):
     server = live_server(database_url)
     server.request("GET", "/livez", headers={"X-Request-ID": "stamped"})

@@ -34,6 +34,7 @@ def scrape(client, **headers):
     return samples(response.get_data(as_text=True))
 
 
+@pytest.mark.backend_independent
 def test_requests_are_counted_by_url_rule_never_by_raw_path(client, auth_headers):
     for plant_id in (1, 2, 3):
         client.get(f"/plants/{plant_id}", headers=auth_headers)
@@ -80,6 +81,7 @@ def test_webhook_gauges_are_read_from_the_database_per_receiver(make_app, auth_h
     assert page[("plantstore_webhook_oldest_pending_seconds", frozenset(receiver.items()))] >= 0
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     "authorization",
     [None, "Bearer wrong-token", f"Basic {METRICS_TOKEN}", "Bearer"],
@@ -93,11 +95,13 @@ def test_metrics_token_when_set_is_required(make_app, authorization):
     assert response.headers["WWW-Authenticate"].startswith('Bearer realm="plantstore"')
 
 
+@pytest.mark.backend_independent
 def test_metrics_token_when_set_lets_a_scrape_in(make_app):
     client = make_app(METRICS_TOKEN=METRICS_TOKEN).test_client()
     assert scrape(client, Authorization=f"Bearer {METRICS_TOKEN}")
 
 
+@pytest.mark.backend_independent
 @pytest.mark.e2e
 def test_metrics_count_exactly_the_requests_sent_across_two_workers(live_server, database_url):
     server = live_server(database_url, workers=2)

@@ -24,12 +24,14 @@ def two_plants(client, auth_headers):
         client.post("/plants", json={"id": plant_id, "name": "Fern"}, headers=auth_headers)
 
 
+@pytest.mark.backend_independent
 @pytest.mark.usefixtures("two_plants")
 def test_forwarded_headers_are_ignored_without_a_trusted_proxy(client, auth_headers):
     response = client.get("/plants?limit=1", headers={**auth_headers, **FORWARDED})
     assert response.headers["Link"] == '<http://localhost/plants?limit=1&after=1>; rel="next"'
 
 
+@pytest.mark.backend_independent
 def test_forwarded_headers_of_a_trusted_proxy_make_the_link(make_app, auth_headers):
     client = make_app(TRUSTED_PROXIES=1).test_client()
     for plant_id in (1, 2):
@@ -54,6 +56,7 @@ def nginx(tmp_path):
         server.stop()
 
 
+@pytest.mark.backend_independent
 @pytest.mark.e2e
 def test_spoofed_forwarded_for_is_not_believed_without_a_proxy(live_server, database_url):
     server = live_server(database_url)

@@ -6,6 +6,8 @@ import time
 
 import pytest
 
+pytestmark = pytest.mark.backend_independent
+
 
 @pytest.mark.parametrize(
     "url", ["memory://", "redis://127.0.0.1:6379/0", "redis://:pw@cache.internal:6380/15"]

@@ -58,6 +58,7 @@ def _row_id(query):
     return query if len(query) <= 40 else f"{name}=<{len(value)} characters>"
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     ("parameter", "query", "why"), BAD_INPUT, ids=[_row_id(row[1]) for row in BAD_INPUT]
 )

@@ -6,6 +6,8 @@ import pytest
 
 from helpers import TOKEN
 
+pytestmark = pytest.mark.backend_independent
+
 ASSETS = {
     "swagger-ui-bundle.js": "text/javascript",
     "swagger-initializer.js": "text/javascript",

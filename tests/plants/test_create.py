@@ -18,6 +18,7 @@ def post(client, headers, body, content_type="application/json"):
     return client.post("/plants", data=data, headers={**headers, "Content-Type": content_type})
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     "content_type",
     [
@@ -32,6 +33,7 @@ def test_content_type_other_than_json_is_415(client, auth_headers, content_type)
     assert_error(response, 415)
 
 
+@pytest.mark.backend_independent
 def test_content_type_parameters_are_fine(client, auth_headers):
     response = post(
         client, auth_headers, {"id": 1, "name": "Fern"}, "application/json; charset=utf-8"
@@ -39,6 +41,7 @@ def test_content_type_parameters_are_fine(client, auth_headers):
     assert response.status_code == 200
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     "raw",
     [
@@ -57,6 +60,7 @@ def test_body_that_is_not_a_json_object_is_400(client, auth_headers, raw):
     assert_error(post(client, auth_headers, raw), 400)
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     ("body", "field"),
     [
@@ -87,6 +91,7 @@ def test_invalid_field_is_400_naming_it(client, auth_headers, body, field):
     assert message.startswith(f"{field}: ")
 
 
+@pytest.mark.backend_independent
 def test_every_offending_field_is_named(client, auth_headers):
     message = assert_error(post(client, auth_headers, {"tag": 3}), 400)
     assert message == (
@@ -96,11 +101,13 @@ def test_every_offending_field_is_named(client, auth_headers):
     )
 
 
+@pytest.mark.backend_independent
 def test_body_over_the_limit_is_413(client, auth_headers):
     body = json.dumps({"id": 1, "name": "Fern", "padding": "x" * 65536})
     assert_error(post(client, auth_headers, body), 413)
 
 
+@pytest.mark.backend_independent
 def test_the_limit_is_configurable(make_app, auth_headers):
     client = make_app(MAX_CONTENT_LENGTH=100).test_client()
     assert post(client, auth_headers, {"id": 1, "name": "x" * 50}).status_code == 200

@@ -71,6 +71,7 @@ def test_a_plant_without_a_tag_gets_one_and_loses_it_again(client, auth_headers)
     assert patch(client, auth_headers, {"tag": None}, 3).get_json() == {"id": 3, "name": "Moss"}
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     "content_type",
     [MERGE_PATCH, "application/json", "application/merge-patch+json; charset=utf-8"],
@@ -80,6 +81,7 @@ def test_both_media_types_are_taken(client, auth_headers, fern, content_type):
     assert response.status_code == 200
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     "content_type",
     [
@@ -96,6 +98,7 @@ def test_another_media_type_is_415(client, auth_headers, fern, content_type):
     assert stored(client, auth_headers) == FERN
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
@@ -111,6 +114,7 @@ def test_a_body_that_is_not_a_json_object_is_400(client, auth_headers, fern, raw
     assert assert_error(patch(client, auth_headers, raw), 400) == message
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     ("body", "message"),
     [
@@ -153,18 +157,21 @@ def test_each_bad_field_is_400_naming_it_and_changes_nothing(
     assert stored(client, auth_headers) == FERN
 
 
+@pytest.mark.backend_independent
 def test_a_body_over_the_limit_is_413(client, auth_headers, fern):
     body = {"name": "Ivy", "padding": "x" * 65536}
     assert assert_error(patch(client, auth_headers, body), 413) == "request entity too large"
     assert stored(client, auth_headers) == FERN
 
 
+@pytest.mark.backend_independent
 def test_no_such_plant_is_404(client, auth_headers):
     response = patch(client, auth_headers, {"name": "Ivy"}, 404)
     assert assert_error(response, 404) == "There is no plant with this id."
     assert client.get("/plants/404", headers=auth_headers).status_code == 404
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     ("plant_id", "message"),
     [
@@ -178,6 +185,7 @@ def test_an_id_that_is_not_an_int64_literal_is_400(client, auth_headers, plant_i
     assert assert_error(response, 400) == message
 
 
+@pytest.mark.backend_independent
 def test_a_read_only_token_is_403_and_changes_nothing(client, auth_headers, runner, fern):
     result = runner.invoke(args=["tokens", "create", "reader", "--read-only"])
     reader = {"Authorization": f"Bearer {result.stdout.splitlines()[-1]}"}
@@ -186,6 +194,7 @@ def test_a_read_only_token_is_403_and_changes_nothing(client, auth_headers, runn
     assert stored(client, auth_headers) == FERN
 
 
+@pytest.mark.backend_independent
 def test_no_token_is_401_before_the_body_is_read(client, fern):
     response = patch(client, {}, b"not JSON")
     assert assert_error(response, 401) == "A bearer token is required."

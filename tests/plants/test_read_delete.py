@@ -34,11 +34,13 @@ def test_read_omits_a_missing_tag(client, auth_headers, create):
     assert client.get("/plants/-3", headers=auth_headers).get_json() == {"id": -3, "name": "Fern"}
 
 
+@pytest.mark.backend_independent
 def test_read_unknown_id_is_404(client, auth_headers):
     response = client.get("/plants/404", headers=auth_headers)
     assert_error(response, 404)
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     "plant_id",
     [
@@ -86,6 +88,7 @@ def test_deleted_id_can_be_created_again(client, auth_headers, create):
     assert client.get("/plants/9", headers=auth_headers).get_json()["name"] == "Cactus"
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     ("method", "path"), [("GET", "/plants"), ("GET", "/plants/1"), ("DELETE", "/plants/1")]
 )
@@ -147,6 +150,7 @@ def test_walking_the_links_visits_every_plant_once(client, auth_headers, create)
     assert pages == -(-len(ids) // 37)
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     "query",
     [

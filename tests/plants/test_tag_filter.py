@@ -138,6 +138,7 @@ BAD_QUERIES = [
 ]
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(("query", "message"), BAD_QUERIES)
 def test_bad_tag_query_is_400_naming_the_parameter(client, auth_headers, create, query, message):
     create(1, "a")
@@ -145,11 +146,13 @@ def test_bad_tag_query_is_400_naming_the_parameter(client, auth_headers, create,
     assert assert_error(response, 400) == message
 
 
+@pytest.mark.backend_independent
 def test_a_repeated_parameter_is_refused_on_every_list_alike(client, admin_headers):
     response = client.get("/webhooks?limit=1&limit=1", headers=admin_headers)
     assert assert_error(response, 400) == "limit: Must be given at most once."
 
 
+@pytest.mark.backend_independent
 def test_a_filtered_list_needs_a_token(client):
     response = client.get("/plants?tag=tropical")
     assert response.status_code == 401

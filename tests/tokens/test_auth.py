@@ -13,6 +13,7 @@ CHALLENGE = 'Bearer realm="plantstore"'
 INVALID = 'Bearer realm="plantstore", error="invalid_token"'
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     ("authorization", "challenge"),
     [
@@ -33,12 +34,14 @@ def test_refused_request_is_401_with_challenge(client, authorization, challenge)
     assert response.headers["WWW-Authenticate"] == challenge
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("scheme", ["Bearer", "bearer", "BEARER"])
 def test_scheme_word_is_case_insensitive(client, scheme):
     response = client.post("/plants", json=PLANT, headers={"Authorization": f"{scheme} {TOKEN}"})
     assert response.status_code == 200
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     ("data", "content_type"),
     [
@@ -52,6 +55,7 @@ def test_authentication_comes_before_the_body(client, data, content_type):
     assert response.status_code == 401
 
 
+@pytest.mark.backend_independent
 def test_several_static_tokens(make_app):
     tokens = ("first-token-0123456789abcdefghijk", "second-token-0123456789abcdefghij")
     client = make_app(API_TOKENS=",".join(tokens)).test_client()
@@ -60,6 +64,7 @@ def test_several_static_tokens(make_app):
         assert response.status_code == 200
 
 
+@pytest.mark.backend_independent
 def test_no_token_configured_refuses_everything_and_says_how(make_app, caplog):
     app = make_app(API_TOKENS="")
     assert "tokens create" not in caplog.text  # the factory only wires: it reads no table

@@ -33,6 +33,7 @@ def issue(runner):
     return issue
 
 
+@pytest.mark.backend_independent
 def test_created_token_is_printed_alone_on_the_last_line(runner):
     result = runner.invoke(args=["tokens", "create", "ci"])
     assert result.exit_code == 0
@@ -48,6 +49,7 @@ def test_created_token_works_at_once(client, issue):
     assert client.delete("/plants/1", headers=bearer(token)).status_code == 204
 
 
+@pytest.mark.backend_independent
 def test_read_only_token_reads_but_may_not_write(client, auth_headers, issue):
     token = issue("dashboard", "--read-only")
     assert client.post("/plants", json=PLANT, headers=auth_headers).status_code == 200
@@ -62,6 +64,7 @@ def test_read_only_token_reads_but_may_not_write(client, auth_headers, issue):
     assert client.get("/plants/1", headers=bearer(token)).status_code == 200
 
 
+@pytest.mark.backend_independent
 def test_admin_token_may_do_what_read_write_may_and_use_webhooks(client, runner, issue):
     token = issue("ops", "--admin")
     read_write = issue("ci")
@@ -73,6 +76,7 @@ def test_admin_token_may_do_what_read_write_may_and_use_webhooks(client, runner,
     assert next(line.split() for line in listed if line.startswith("ops "))[1] == "admin"
 
 
+@pytest.mark.backend_independent
 def test_read_only_token_is_refused_before_the_body_is_read(client, issue):
     token = issue("dashboard", "--read-only")
     response = client.post("/plants", data=b"{broken", headers=bearer(token))
@@ -138,6 +142,7 @@ def test_database_holds_no_token_in_plain_text(app, issue, tmp_path):
     assert token.encode() not in files
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     ("args", "says"),
     [

@@ -88,6 +88,7 @@ def test_a_page_of_the_log_holds_every_delivery_of_a_crowded_moment(
     assert [page[0]["id"] for page in found] == same_time
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     ("query", "message"),
     [
@@ -104,6 +105,7 @@ def test_a_bad_log_query_is_a_400(client, admin_headers, endpoint, query, messag
     assert assert_error(response, 400) == message
 
 
+@pytest.mark.backend_independent
 def test_the_log_of_an_unknown_endpoint_is_404(client, admin_headers):
     response = client.get("/webhooks/ep_nobody/deliveries", headers=admin_headers)
     assert assert_error(response, 404) == NO_SUCH_ENDPOINT
@@ -173,6 +175,7 @@ def test_recover_sends_every_failed_delivery_since_then_again(app, client, admin
     assert (rows[since]["attempts"], rows[since]["last_error"]) == (0, None)
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     ("body", "message"),
     [

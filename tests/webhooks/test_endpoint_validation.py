@@ -14,6 +14,8 @@ from app.webhooks.worker.sender import NotPublic, guarded_sockets
 from endpoint_helpers import URL, register, send
 from helpers import assert_error, issue_admin_token
 
+pytestmark = pytest.mark.backend_independent
+
 EVERY_TYPE = ["plant.created", "plant.deleted", "plant.updated"]
 VALID = {"url": URL}
 

@@ -45,6 +45,7 @@ def secret_key(secret):
     return key
 
 
+@pytest.mark.backend_independent
 def test_create_with_defaults_answers_201_with_location_and_secret(client, admin_headers):
     before = utcnow()
     response = send(client, "POST", "/webhooks", admin_headers, {"url": URL})
@@ -76,6 +77,7 @@ def test_an_event_type_given_twice_is_kept_once(client, admin_headers):
     assert register(client, admin_headers, events=events)["events"] == events[:2]
 
 
+@pytest.mark.backend_independent
 def test_the_secret_is_shown_once(client, admin_headers):
     created = register(client, admin_headers)
     secret, path = created.pop("secret"), f"/webhooks/{created['id']}"
@@ -101,6 +103,7 @@ def test_secrets_are_stored_sealed_with_the_keys(make_app):
     assert app.extensions[KEYRING].open(stored) == secret
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(("method", "path", "body"), OPERATIONS)
 def test_every_operation_needs_an_admin_token(app, client, method, path, body):
     token_store.create(database.of(app), "ro", token_hash(READ_ONLY_TOKEN), READ_ONLY, None)
@@ -123,6 +126,7 @@ def test_list_pages_by_ascending_id_with_a_link(client, admin_headers):
     assert "Link" not in whole.headers
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     ("query", "message"),
     [
@@ -170,6 +174,7 @@ def test_patch_changes_what_it_names_and_nothing_else(client, admin_headers, cha
     assert client.get(path, headers=admin_headers).get_json() == {**created, **change}
 
 
+@pytest.mark.backend_independent
 def test_patch_of_an_unknown_endpoint_is_404(client, admin_headers):
     response = send(client, "PATCH", "/webhooks/ep_nobody", admin_headers, {"enabled": True})
     assert assert_error(response, 404) == "There is no webhook endpoint with this id."

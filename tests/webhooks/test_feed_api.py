@@ -101,6 +101,7 @@ def test_types_filter_the_page_and_the_link_keeps_them(client, auth_headers):
     assert (page, link) == ([], "http://localhost/events?limit=100&types=plant.updated")
 
 
+@pytest.mark.backend_independent
 def test_a_read_only_token_reads_the_feed(app, client):
     token_store.create(database.of(app), "ro", token_hash(READ_ONLY_TOKEN), READ_ONLY, None)
     create_plants(client, 1)
@@ -108,6 +109,7 @@ def test_a_read_only_token_reads_the_feed(app, client):
     assert [event["type"] for event in page] == ["plant.created"]
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     ("headers", "message", "challenge"),
     [
@@ -138,6 +140,7 @@ TYPES_REFUSED = (
 LIMIT_REFUSED = "limit: Must be greater than or equal to 1 and less than or equal to 1000."
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     ("query", "message"),
     [
