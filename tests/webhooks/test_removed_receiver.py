@@ -2,7 +2,6 @@
 are still sent, as the docs say, or fail at once when no secret is left to sign them with; none
 stays pending for good, not even those that retry-failed makes pending again while a worker runs."""
 
-import signal
 import time
 
 import pytest
@@ -11,7 +10,6 @@ from app.database import utcnow
 from app.webhooks.worker.loop import UNSIGNED
 from endpoint_helpers import add_delivery, delivery_rows
 from harness.processes import wait_for
-from liveserver import environment
 from receiver import Receiver
 from webhook_helpers import SECRET, create, running, settled, status_of
 
@@ -32,33 +30,27 @@ def retention_pass(app, receiver):
 
 
 # Which receivers the worker sends to: the database plays no part, so SQLite alone.
-@pytest.mark.e2e
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-def test_a_removed_receivers_pending_delivery_is_still_sent(
-    live_server, database_url, receiver, start_workers
-):
-    settings = {
-        "WEBHOOK_URLS": receiver.url,
-        "WEBHOOK_SECRET": SECRET,
-        "WEBHOOK_MAX_ATTEMPTS": 3,
+def test_a_removed_receivers_pending_delivery_is_still_sent(app_stack, receiver):
+    server, _, start = app_stack(
+        WEBHOOK_URLS=receiver.url,
+        WEBHOOK_SECRET=SECRET,
         # The second attempt comes 1 to 2 s after the first: after the restart below.
-        "WEBHOOK_RETRY_DELAY": 2,
-        "WEBHOOK_TIMEOUT": 1,
-        "WEBHOOK_POLL_INTERVAL": 0.05,
-    }
-    server = live_server(database_url, **environment(settings))
+        WEBHOOK_RETRY_DELAY=2,
+        WEBHOOK_RETRY_MAX_DELAY=2,
+    )
     other = Receiver(SECRET)
     try:
         receiver.status = 500
-        process, _ = start_workers(server.env)
+        [(worker, _)] = start()
         server.request("POST", "/plants", {"id": 1, "name": "Fern"})
         wait_for(lambda: receiver.requests, 15, "the first attempt")
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=15) == 0
+        worker.stop()  # as SIGTERM does: the attempt is recorded, and the worker ends
+        assert worker.poll() == 0
         assert pending(server, receiver.url) == 1
         receiver.status = 200
         restarted = time.monotonic()
-        start_workers({**server.env, **environment({"WEBHOOK_URLS": other.url})})
+        start(WEBHOOK_URLS=other.url)
         wait_for(lambda: len(receiver.requests) == 2, 15, "the removed receiver's retry")
         wait_for(lambda: pending(server, receiver.url) == 0, 10, "nothing pending")
         assert time.monotonic() - restarted < 10

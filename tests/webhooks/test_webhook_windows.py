@@ -1,5 +1,5 @@
-"""Each receiver's window, end to end on gunicorn and the real worker: it opens as TCP's does
-for a receiver far away, beside a black hole held to its few slots, and falls back at the first
+"""Each receiver's window, the worker in the test's process: it opens as TCP's does for a
+receiver far away, beside a black hole held to its few slots, and falls back at the first
 timeout; /metrics shows it (plantstore_webhook_window)."""
 
 import re
@@ -9,11 +9,9 @@ import pytest
 
 from harness.processes import wait_for
 from harness.receivers import SilentReceiver
-from liveserver import environment
 from receiver import Receiver
-from webhook_helpers import SECRET, most_in_flight, published, receiver_settings
+from webhook_helpers import SECRET, create_many, most_in_flight, receiver_settings
 
-pytestmark = pytest.mark.e2e
 BASE = 4  # PLANTSTORE_WEBHOOK_RECEIVER_CONCURRENCY's default
 FAR = 0.05  # seconds a receiver far away takes to answer
 
@@ -35,32 +33,20 @@ def window_of(server, receiver):
     return float(found.group(1)) if found else 0.0
 
 
-def stack(live_server, database_url, make_app, start_workers, backlog, *urls, **extra):
-    """backlog events for urls, waiting; gunicorn on them; then the worker: the server, and when
-    the worker said it delivers (time.monotonic())."""
+def backlog_sent(app_stack, backlog, *urls, **extra):
+    """backlog events for urls, waiting, then one worker sending them (the window is summed
+    over the workers): the server."""
     settings = receiver_settings(SECRET, *urls, WEBHOOK_POLL_INTERVAL=0.1, **extra)
-    published(make_app, settings, backlog)
-    server = live_server(database_url, **environment(settings))
-    _, log = start_workers(server.env)
-    wait_for(lambda: "Delivering webhooks" in log.read_text(), 30, "the worker to start")
+    server, _, start = app_stack(**settings)
+    create_many(server, backlog)
+    start(count=1)
     return server
 
 
-def test_a_receiver_50_ms_away_opens_to_64_within_2_s_beside_a_black_hole(
-    live_server, database_url, make_app, start_workers, far
-):
+def test_a_receiver_50_ms_away_opens_to_64_within_2_s_beside_a_black_hole(app_stack, far):
     hole = SilentReceiver()
     try:
-        server = stack(
-            live_server,
-            database_url,
-            make_app,
-            start_workers,
-            2000,
-            hole.url,
-            far.url,
-            WEBHOOK_TIMEOUT=2,
-        )
+        server = backlog_sent(app_stack, 2000, hole.url, far.url, WEBHOOK_TIMEOUT=2)
         wait_for(lambda: far.arrivals, 30, "the first delivery to the far receiver")
         first = far.arrivals[0]
         wait_for(lambda: window_of(server, far.url) >= 64, 10, "the far receiver's window at 64")
@@ -72,13 +58,9 @@ def test_a_receiver_50_ms_away_opens_to_64_within_2_s_beside_a_black_hole(
         hole.close()
 
 
-def test_a_receiver_that_answers_then_times_out_falls_back_at_once(
-    live_server, database_url, make_app, start_workers, far
-):
+def test_a_receiver_that_answers_then_times_out_falls_back_at_once(app_stack, far):
     timeout = 0.5
-    server = stack(
-        live_server, database_url, make_app, start_workers, 3000, far.url, WEBHOOK_TIMEOUT=timeout
-    )
+    server = backlog_sent(app_stack, 3000, far.url, WEBHOOK_TIMEOUT=timeout)
     wait_for(lambda: window_of(server, far.url) >= 16, 10, "the window to open")
     far.delay = 4 * timeout  # from now on, every attempt times out
     switched = time.monotonic()
@@ -96,9 +78,9 @@ def test_a_receiver_that_answers_then_times_out_falls_back_at_once(
     assert 0 < together <= BASE, after
 
 
-def test_a_deleted_endpoint_s_window_leaves_metrics(endpoint_stack, make_receiver):
+def test_a_deleted_endpoint_s_window_leaves_metrics(app_stack, make_receiver):
     receiver = make_receiver()
-    server, admin, start = endpoint_stack()
+    server, admin, start = app_stack()
     endpoint = admin.register(receiver.url)
     receiver.verify_with(endpoint["secret"])
     start()
