@@ -2,17 +2,14 @@
 
 import logging
 import os
-import subprocess
-import sys
-import time
 
 import pytest
-from click.testing import CliRunner
-from flask.cli import cli as flask_cli
 
+from app.__main__ import main as plantstore_main
 from app.config import DEFAULTS, ConfigError
-from harness.processes import ROOT, free_port
+from harness.processes import free_port
 from helpers import TOKEN
+from refusals import FLASK, GUNICORN, gunicorn_refused_here, refused, refused_here
 
 # Each setting the service reads, a bad value for it, and what its one line must show of it:
 # the value as given, a URL's password hidden, a secret's length only.
@@ -67,18 +64,6 @@ BAD_SERVER_SETTINGS = [
     ("PORT", "http", "'http'"),
     ("WEB_CONCURRENCY", "0", "'0'"),
 ]
-# What no line may show: secrets, and the passwords in URLs.
-NEVER_SHOWN = (
-    "short-static-token",
-    "db-password",
-    "hook-password",
-    "hook-token",
-    "short-metrics-token",
-    "redis-password",
-    "short-fernet-key",
-)
-# A refusal comes before anything touches the database or the network.
-REFUSAL_SECONDS = 10
 
 
 def bad_setting(variable, value):
@@ -104,67 +89,6 @@ def environment(tmp_path):
     }
 
 
-def run(args, env, timeout=60):
-    """Run a command from the project root; return the finished process, output as text."""
-    return subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
-
-
-def assert_one_line(result, *names):
-    """A non-zero exit with exactly one line on standard error, naming each of names."""
-    assert result.returncode != 0
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    assert "Traceback" not in lines[0]
-    for name in names:
-        assert name in lines[0]
-    return lines[0]
-
-
-FLASK = [sys.executable, "-m", "flask", "--app", "wsgi"]
-PLANTSTORE = [sys.executable, "-m", "app"]  # what the installed `plantstore` command runs
-GUNICORN = [sys.executable, "-m", "gunicorn", "wsgi:app"]
-
-
-def refused(args, env):
-    """Run a command that must refuse its settings; its one line, checked, within the bound."""
-    started = time.monotonic()
-    result = run(args, env, timeout=REFUSAL_SECONDS * 2)
-    assert time.monotonic() - started < REFUSAL_SECONDS
-    # gunicorn writes its own lines to standard output, the app's to standard error: both count.
-    line = assert_one_line(
-        subprocess.CompletedProcess(args, result.returncode, "", result.stdout + result.stderr)
-    )
-    assert line.startswith("Error: ")
-    for secret in NEVER_SHOWN:
-        assert secret not in line
-    return line
-
-
-def refused_here(args, env):
-    """refused() for `flask --app wsgi ARGS`, run in this process as `flask` runs it (its
-    FlaskGroup's main, importing wsgi afresh under env), sparing a process importing the app
-    for each case; the plantstore command's test runs it as a process."""
-    unset = {key: None for key in os.environ if key not in env}
-    sys.modules.pop("wsgi", None)  # an app made here earlier, under other settings
-    started = time.monotonic()
-    result = CliRunner().invoke(
-        flask_cli,
-        ["--app", "wsgi", *args],
-        env={**env, **unset, "FLASK_RUN_FROM_CLI": None},
-        prog_name="flask",
-    )
-    assert time.monotonic() - started < REFUSAL_SECONDS
-    # What click's main does on a ClickException: no other exception escaped (a traceback).
-    assert isinstance(result.exception, SystemExit), result.exc_info
-    line = assert_one_line(
-        subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.output)
-    )
-    assert line.startswith("Error: ")
-    for secret in NEVER_SHOWN:
-        assert secret not in line
-    return line
-
-
 def test_every_setting_has_a_bad_value_case():
     assert {case[0] for case in BAD_SETTINGS} == {f"PLANTSTORE_{key}" for key in DEFAULTS}
 
@@ -178,36 +102,57 @@ def test_bad_setting_stops_a_command_with_one_line_showing_the_value(
     assert shown in line
 
 
-def test_bad_setting_stops_the_plantstore_command_with_the_same_line(environment):
+def test_bad_setting_stops_a_command_process_with_the_line_seen_in_process(environment):
     env = {**environment, "PLANTSTORE_SQLITE_SYNCHRONOUS": "OFF"}
-    line = refused([*PLANTSTORE, "init-db"], env)
-    assert line == refused([*FLASK, "init-db"], env) == refused_here(["init-db"], env)
+    line = refused([*FLASK, "init-db"], env)
+    assert line == refused_here(["init-db"], env)
+    assert line == refused_here(["init-db"], env, command=plantstore_main)
 
 
-@pytest.mark.e2e
+def test_bad_setting_stops_the_webhook_worker_process_with_the_line_seen_in_process(environment):
+    env = {**environment, "PLANTSTORE_WEBHOOK_MAX_ATTEMPTS": "1.5"}
+    line = refused([*FLASK, "webhooks", "run"], env)
+    assert "PLANTSTORE_WEBHOOK_MAX_ATTEMPTS must be" in line
+    assert line == refused_here(["init-db"], env)
+
+
 @pytest.mark.parametrize(
     ("variable", "value", "shown"), cases(BAD_SETTINGS) + cases(BAD_SERVER_SETTINGS)
 )
 def test_bad_setting_stops_gunicorn_with_one_line_showing_the_value(
-    environment, variable, value, shown
+    environment, monkeypatch, tmp_path, variable, value, shown
 ):
     env = {**environment, "PORT": str(free_port()), **bad_setting(variable, value)}
-    line = refused(GUNICORN, env)
+    line = gunicorn_refused_here(env, monkeypatch, tmp_path / "metrics")
     assert f"{variable} must be" in line or f"{variable}: " in line
     assert shown in line
+
+
+@pytest.mark.e2e
+def test_bad_setting_stops_a_gunicorn_process_with_the_line_seen_in_process(
+    environment, monkeypatch, tmp_path
+):
+    url = "mysql://me:db-password@db/x"
+    env = {**environment, "PORT": str(free_port()), "PLANTSTORE_DATABASE_URL": url}
+    line = refused(GUNICORN, env)
+    assert "PLANTSTORE_DATABASE_URL must be" in line
+    assert "'mysql://me:***@db/x'" in line
     assert "Worker failed to boot" not in line
+    assert line == gunicorn_refused_here(env, monkeypatch, tmp_path / "metrics")
 
 
 def test_unopenable_sqlite_file_is_one_line(environment, tmp_path):
     url = f"sqlite:///{tmp_path / 'no-such-folder' / 'plantstore.sqlite'}"
-    result = run([*FLASK, "init-db"], {**environment, "PLANTSTORE_DATABASE_URL": url})
-    assert_one_line(result, "database unavailable", "PLANTSTORE_DATABASE_URL", url)
+    line = refused_here(["init-db"], {**environment, "PLANTSTORE_DATABASE_URL": url})
+    for name in ("database unavailable", "PLANTSTORE_DATABASE_URL", url):
+        assert name in line
 
 
 def test_unreachable_postgresql_is_one_line(environment):
     url = f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/plantstore"
-    result = run([*FLASK, "tokens", "list"], {**environment, "PLANTSTORE_DATABASE_URL": url})
-    assert_one_line(result, "database unavailable", "PLANTSTORE_DATABASE_URL", url)
+    line = refused_here(["tokens", "list"], {**environment, "PLANTSTORE_DATABASE_URL": url})
+    for name in ("database unavailable", "PLANTSTORE_DATABASE_URL", url):
+        assert name in line
 
 
 @pytest.mark.parametrize(
@@ -216,8 +161,7 @@ def test_unreachable_postgresql_is_one_line(environment):
     ids=" ".join,
 )
 def test_command_before_init_db_is_one_line_saying_what_to_do(database_url, environment, args):
-    env = {**environment, "PLANTSTORE_DATABASE_URL": database_url}
-    line = assert_one_line(run([*FLASK, *args], env))
+    line = refused_here(list(args), {**environment, "PLANTSTORE_DATABASE_URL": database_url})
     assert "database schema is not initialised or out of date" in line
     assert "run `flask --app wsgi init-db`" in line
 

@@ -1,7 +1,7 @@
 """The database: its engine and the one way in (access.py), its failures told apart
 (failures.py), the SQLite writers' lock, the schema's migrations and the database's commands."""
 
-from . import commands, migrate
+from . import commands, revisions
 from .access import EXTENSION, Database, get_db, of
 from .failures import DatabaseFailure, Locked, SchemaBehind, SchemaMissing, Unavailable
 from .sql import (
@@ -47,6 +47,6 @@ def schema_of(app):
 def init_app(app):
     """Create the app's engine (it connects on first use), its schema state and its commands."""
     db = app.extensions[EXTENSION] = Database(app.config)
-    app.extensions[SCHEMA] = migrate.SchemaState(db, app.logger)
+    app.extensions[SCHEMA] = revisions.SchemaState(db, app.logger)
     app.cli.add_command(commands.init_db_command)
     app.cli.add_command(commands.db_cli)

@@ -9,7 +9,7 @@ import contextlib
 from flask import current_app
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from . import drivers
+from . import drivers, waits
 from .failures import Locked, Unavailable, classify
 from .hostlock import HostLock, LockTimeout
 from .sql import UTCDateTime, metadata
@@ -50,7 +50,7 @@ class Database:
     @contextlib.contextmanager
     def _use(self, write):
         # One generator for the whole use: this runs for every request.
-        with drivers.Budget(self.timeout):
+        with waits.Budget(self.timeout):
             connection = self._checkout()
             try:
                 if write:
@@ -78,7 +78,7 @@ class Database:
     def schema_transaction(self):
         """A Core connection in a write transaction: Alembic needs one to migrate."""
         # Connected first, so that a database that cannot be opened is an error of the database.
-        with drivers.Budget(self.timeout), self._core_writer.connect() as conn:
+        with waits.Budget(self.timeout), self._core_writer.connect() as conn:
             self._take_turn()
             try:
                 with conn.begin():
@@ -129,7 +129,7 @@ class Database:
         if self.writer_lock is None:
             return
         try:
-            self.writer_lock.acquire(drivers.remaining(self.timeout))
+            self.writer_lock.acquire(waits.remaining(self.timeout))
         except LockTimeout as error:
             raise Locked(error) from error
         except OSError as error:

@@ -5,8 +5,8 @@ expects) stays SQLAlchemy's own error.
 """
 
 import sqlite3
+import sys
 
-import psycopg
 from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
@@ -77,8 +77,10 @@ def classify(error):
         return Unavailable(cause)
     if isinstance(cause, sqlite3.Error):
         return _sqlite(cause)
-    if isinstance(cause, psycopg.Error):
-        return _postgresql(cause)
+    # Not imported here: psycopg is loaded by a PostgreSQL engine, the only source of its errors.
+    psycopg = sys.modules.get("psycopg")
+    if psycopg is not None and isinstance(cause, psycopg.Error):
+        return _postgresql(psycopg, cause)
     return None
 
 
@@ -93,7 +95,7 @@ def _sqlite(error):
     return None
 
 
-def _postgresql(error):
+def _postgresql(psycopg, error):
     sqlstate = error.sqlstate
     # No SQLSTATE: the failure is the client's own (refused, timed out, connection lost).
     if sqlstate is None and isinstance(error, (psycopg.OperationalError, psycopg.InterfaceError)):

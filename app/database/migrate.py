@@ -1,8 +1,8 @@
-"""Schema migrations: Alembic on the service's own engine, and the ``db`` commands."""
+"""Schema migrations: Alembic on the service's own engine, for the commands that migrate (a
+serving process never imports it: revisions.py tells whether the schema is behind)."""
 
 import contextlib
 import importlib.util
-import pathlib
 import sys
 
 import click
@@ -13,15 +13,10 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import TypeDecorator, inspect, text
 
-from .failures import DatabaseFailure, SchemaMissing
+from .revisions import SCRIPT_LOCATION
 
-# Inside the package, so that an installed service carries its revisions.
-SCRIPT_LOCATION = pathlib.Path(__file__).with_name("migrations")
 # Any constant works; it only has to be the same in every process that migrates.
 SCHEMA_LOCK_KEY = 0x706C616E7473
-UPGRADE_HINT = "run `flask --app wsgi db upgrade`"
-# Alembic's own version table, read as every other statement is, on a driver cursor.
-CURRENT_REVISIONS = "SELECT version_num FROM alembic_version"
 
 
 class SchemaMismatch(click.ClickException):
@@ -130,49 +125,3 @@ def _describe(difference):
     else:
         name = f"{kind.split('_', 1)[1]} {details[0].name}"
     return f"{name} is missing" if kind.startswith("add_") else f"{name} is not in the revision"
-
-
-class SchemaState:
-    """Whether the database is behind the code's revisions, as /healthz and start-up ask."""
-
-    def __init__(self, db, logger):
-        script = script_directory()
-        self.heads = frozenset(script.get_heads())
-        self.known = frozenset(revision.revision for revision in script.walk_revisions())
-        self.db = db
-        self.logger = logger
-        self._warned = False
-
-    def is_behind(self):
-        """True when the database lacks a revision of the code; logs one line when it starts."""
-        current = current_revisions(self.db)
-        # A revision the code does not know is newer: old code keeps serving during a release.
-        behind = current != self.heads and current <= self.known
-        if behind and not self._warned:
-            found = ", ".join(sorted(current)) or "no revision"
-            needed = ", ".join(sorted(self.heads))
-            self.logger.warning(
-                "database schema is out of date: it is at %s, the code needs %s: %s",
-                found,
-                needed,
-                UPGRADE_HINT,
-            )
-        self._warned = behind
-        return behind
-
-    def check_at_start(self):
-        """Log whether the schema is behind; a database that does not answer is /healthz's."""
-        try:
-            self.is_behind()
-        except DatabaseFailure as error:
-            self.logger.warning("database schema not checked at start: %s", error.cause)
-
-
-def current_revisions(db):
-    """The revisions the database is at; none when it has no version table yet."""
-    try:
-        with db.cursor() as cursor:
-            cursor.execute(CURRENT_REVISIONS)
-            return frozenset(row[0] for row in cursor.fetchall())
-    except SchemaMissing:
-        return frozenset()

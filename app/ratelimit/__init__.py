@@ -11,8 +11,6 @@ import math
 import time
 
 from flask import request
-from limits import parse_many
-from limits.storage import storage_from_string
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
 from .. import apidoc, metrics
@@ -36,6 +34,8 @@ UNAVAILABLE_RETRY_AFTER = 5
 
 
 def _limits(value):
+    from limits import parse_many  # imported with RateLimits, once a limit is set
+
     # Shorter windows first: a request one of them refuses is not counted by the longer ones.
     return sorted(parse_many(value)) if value else []
 
@@ -69,6 +69,9 @@ class RateLimits:
     """The counter store, the two limits, and what a refusal or a store failure does."""
 
     def __init__(self, app):
+        # limits (a tenth of a second to import) only once a limit is set: most apps have none.
+        from limits.storage import storage_from_string
+
         config = app.config
         self.logger = app.logger
         self.fail_closed = config["RATE_LIMIT_FAIL"] == "closed"

@@ -2,17 +2,18 @@
 
 from urllib.parse import urlsplit
 
-from limits import parse_many
-from redis.backoff import NoBackoff
-from redis.retry import Retry
-
 from ..config_errors import invalid
 
 
 def limit_setting(variable, value):
     """A limit setting, checked with the parser of the limits library; empty is no limit."""
+    if isinstance(value, str) and not value.strip():
+        return ""
+    # limits (a tenth of a second to import) only once a limit is set: most processes have none.
+    from limits import parse_many
+
     try:
-        if isinstance(value, str) and (not value.strip() or parse_many(value)):
+        if isinstance(value, str) and parse_many(value):
             return value.strip()
     except ValueError:
         pass
@@ -45,6 +46,10 @@ def storage_options(config):
     """redis-py options: no wait for the store longer than the timeout, and no retry."""
     if config["RATE_LIMIT_STORAGE_URL"] == "memory://":
         return {}
+    # redis-py only for a Redis store: limits imports it for one too, and nothing else does.
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
     timeout = config["RATE_LIMIT_STORAGE_TIMEOUT"]
     return {
         "socket_timeout": timeout,

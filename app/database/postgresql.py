@@ -1,0 +1,69 @@
+"""PostgreSQL's engine, whose every wait on the server ends within the budget (waits.py): a
+module of its own, which drivers.py imports for a PostgreSQL URL only."""
+
+import psycopg
+from sqlalchemy import create_engine, event
+
+from .waits import remaining
+
+ACTIVE = psycopg.pq.TransactionStatus.ACTIVE
+# psycopg, like libpq, gives a connection attempt at least this many seconds.
+CONNECT_FLOOR = 2
+# Idle seconds before TCP keepalive probes a PostgreSQL connection, and between probes.
+KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, KEEPALIVE_COUNT = 10, 5, 3
+
+
+def create(url, timeout, pool):
+    """The engine for a PostgreSQL url, with the pool settings given."""
+    connect_args = {
+        "keepalives": 1,
+        "keepalives_idle": KEEPALIVE_IDLE,
+        "keepalives_interval": KEEPALIVE_INTERVAL,
+        "keepalives_count": KEEPALIVE_COUNT,
+    }
+    # Pre-ping: a restarted PostgreSQL must not fail the first request after it.
+    engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
+    _bound_waits(engine, timeout)
+    return engine
+
+
+class BoundedConnection(psycopg.Connection):
+    """A psycopg connection that waits for the server only as long as the budget allows.
+
+    statement_timeout is the server's own clock: a server that is stopped, or a network that
+    drops packets without a reset, would leave a query waiting for ever without this one.
+    """
+
+    wait_timeout = None
+
+    def wait(self, gen, interval=0.1, timeout=None):
+        """Consume gen as psycopg does; a server silent for too long closes the connection."""
+        try:
+            return super().wait(gen, interval, timeout or remaining(self.wait_timeout))
+        except psycopg.errors.OperationalError:
+            if not self.closed and self.info.transaction_status == ACTIVE:
+                # The answer never came: the connection is unusable and must not be pooled.
+                self.pgconn.finish()
+            raise
+
+
+def _bound_waits(engine, timeout):
+    milliseconds = int(timeout * 1000)
+
+    @event.listens_for(engine, "do_connect")
+    def connect(_dialect, _record, cargs, cparams):
+        left = remaining(timeout)
+        if left < min(CONNECT_FLOOR, timeout) / 2:
+            # Reconnecting after a failed pre-ping: an attempt now could only overrun the budget.
+            raise psycopg.errors.ConnectionTimeout("no time left to connect to the database")
+        seconds = max(CONNECT_FLOOR, int(left))
+        # Added to the URL's own options (a search_path, a time zone), which connect_args would
+        # replace; an explicit timeout there comes later and wins.
+        options = f"-c statement_timeout={milliseconds} -c lock_timeout={milliseconds}"
+        if cparams.get("options"):
+            options = f"{options} {cparams['options']}"
+        connection = BoundedConnection.connect(
+            *cargs, **{**cparams, "options": options}, connect_timeout=seconds
+        )
+        connection.wait_timeout = timeout
+        return connection
