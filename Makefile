@@ -65,10 +65,12 @@ lint: $(VENV)/.test
 TEST_WORKERS ?= 4
 
 # The venv and the linters install side by side (-j2; either failing fails make), then lint.
+# pytest may keep its rewritten test modules, as `bytecode` keeps the rest: with
+# PYTHONDONTWRITEBYTECODE=1 each of its processes would rewrite them again (2 s of CPU each).
 test: test-tools
 	$(MAKE) --no-print-directory -j2 $(VENV)/.test $(VENV)/.npm
 	$(MAKE) --no-print-directory lint bytecode
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # The Debian packages whose programs the suite runs: its own PostgreSQL and Redis servers, nginx
 # and Chromium. Installed here when run as root, else named (the tests needing them skip).
