@@ -50,17 +50,19 @@ def test_a_stopped_worker_finishes_its_delivery_in_flight(hooked, receiver):
 
 
 @pytest.mark.e2e
-def test_kill_9_of_the_worker_loses_no_event(hooked, hooked_settings, receiver, start_workers):
-    app, client, cli = hooked
+def test_kill_9_of_the_worker_loses_no_event(
+    hooked, hooked_settings, database_url, receiver, start_workers
+):
+    _, client, cli = hooked
     receiver.delay = 0.1
-    for plant_id in range(40):
+    for plant_id in range(40):  # the API in process: the worker's process is the point
         assert create(client, plant_id).status_code == 200
-    env = {"PLANTSTORE_DATABASE_URL": app.config["DATABASE_URL"], **environment(hooked_settings)}
+    env = {"PLANTSTORE_DATABASE_URL": database_url, **environment(hooked_settings)}
     process, _ = start_workers(env)
     wait_for(lambda: len(receiver.requests) >= 10, 30, "some deliveries")
     process.kill()
     process.wait()
-    unrecorded = claimed_at_the_kill(app.config["DATABASE_URL"])
+    unrecorded = claimed_at_the_kill(database_url)
     start_workers(env)
     expected = set(range(40))
     wait_for(
