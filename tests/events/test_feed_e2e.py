@@ -1,6 +1,7 @@
-"""The events feed (`GET /events`) over real HTTP on real gunicorn: what a change writes,
-following Link rel="next", tokens, retention by the worker, the `Plantstore-Event-Id` header
-of deliveries, and a follower of two instances sharing PostgreSQL under concurrent creates."""
+"""The events feed (`GET /events`) over real HTTP on real gunicorn (one per module and backend):
+what a change writes, following Link rel="next", tokens; with the API and the worker in process:
+retention by the worker, the `Plantstore-Event-Id` header of deliveries; and a follower of two
+gunicorn instances sharing PostgreSQL under concurrent creates."""
 
 import datetime
 import json
@@ -12,9 +13,11 @@ import pytest
 
 from feed_helpers import (
     TYPES,
+    AppClient,
     assert_live_error,
     brief,
     created_at,
+    delivering,
     follow,
     fresh_id,
     header,
@@ -26,11 +29,9 @@ from feed_helpers import (
 )
 from harness.client import CONNECTION_ERRORS
 from harness.processes import wait_for
-from helpers import TOKEN
+from helpers import TOKEN, issue_admin_token
 from liveserver import environment
 from receiver import Receiver
-
-pytestmark = pytest.mark.e2e
 
 SECRET = "feed-test-webhook-secret"
 # Retrying fast; API-registered endpoints may reach the receivers on 127.0.0.1.
@@ -49,9 +50,8 @@ VISIBLE = 10
 RETENTION = 3
 # Longest wait beyond RETENTION for the worker to delete an event ("within seconds").
 DELETED_WITHIN = 10
-# Longest wait for a worker's deliveries, and for a worker to start.
+# Longest wait for a worker's deliveries.
 DELIVERED_WITHIN = 30
-STARTED_WITHIN = 30
 
 
 @pytest.fixture(scope="module")
@@ -67,24 +67,6 @@ def hooked_server(module_live_server, module_database_url):
     runs: the feed is written whatever is delivered)."""
     hooks = {**WEBHOOK_SETTINGS, "WEBHOOK_URLS": "http://127.0.0.1:9/hook"}
     return module_live_server(module_database_url, **environment(hooks))
-
-
-@pytest.fixture
-def started(start_workers):
-    """start(server): a `flask webhooks run` worker on the server's settings, once it says it
-    delivers."""
-
-    def start(server):
-        process, log_path = start_workers(server.env)
-
-        def delivering():
-            assert process.poll() is None, log_path.read_text()
-            return "Delivering" in log_path.read_text()
-
-        wait_for(delivering, STARTED_WITHIN, "the worker's start")
-        return process
-
-    return start
 
 
 @pytest.fixture
@@ -118,6 +100,7 @@ def end_of_feed(server, query="limit=1000"):
 # 1. What is written.
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("configured", ["no receiver", "an operator's receiver"])
 def test_each_change_is_one_event_with_its_data_and_a_refused_one_none(request, server, configured):
     writer = server if configured == "no receiver" else request.getfixturevalue("hooked_server")
@@ -166,6 +149,7 @@ def test_each_change_is_one_event_with_its_data_and_a_refused_one_none(request, 
 # 2. Following never misses one.
 
 
+@pytest.mark.e2e
 def test_following_next_with_a_short_limit_sees_every_event_once_in_order(server):
     # From the very start: every 200 carries the Link, and no event shows twice.
     before, start, links = follow(server, "/events?limit=2")
@@ -217,6 +201,7 @@ def test_following_next_with_a_short_limit_sees_every_event_once_in_order(server
         assert set(query["types"][0].split(",")) == {"plant.deleted", "plant.updated"}, link
 
 
+@pytest.mark.e2e
 def test_a_page_filtered_to_one_type_holds_that_type_alone(server):
     start = end_of_feed(server)
     plant_id = fresh_id()
@@ -237,6 +222,7 @@ def test_a_page_filtered_to_one_type_holds_that_type_alone(server):
 # 3. Tokens.
 
 
+@pytest.mark.e2e
 def test_any_valid_token_reads_the_feed_and_none_or_a_bad_one_is_401(server):
     read_only = server.cli("tokens", "create", "feed reader", "--read-only").splitlines()[-1]
     admin = server.cli("tokens", "create", "feed admin", "--admin").splitlines()[-1]
@@ -254,6 +240,7 @@ def test_any_valid_token_reads_the_feed_and_none_or_a_bad_one_is_401(server):
 # 4. Bad input: the table is tests/events/test_feed_input.py, in process; one row over HTTP.
 
 
+@pytest.mark.e2e
 def test_a_limit_out_of_range_is_a_400_naming_it(server):
     assert_live_error(server.request("GET", "/events?limit=1001", token=TOKEN), 400, r"\blimit\b")
 
@@ -261,68 +248,63 @@ def test_a_limit_out_of_range_is_a_400_naming_it(server):
 # 5. Retention.
 
 
-def test_the_worker_drops_old_events_and_a_follower_past_a_dropped_one_gets_410(
-    live_server, database_url, started
-):
-    server = live_server(database_url, PLANTSTORE_EVENT_RETENTION=str(RETENTION))
-    started(server)
-    created_from = time.monotonic()
-    ids = [fresh_id() for _ in range(3)]
-    for plant_id in ids:
-        create(server, {"id": plant_id, "name": "Short-lived"})
-    first, second, last = read_until(server, "/events", lambda got: len(got) == 3, VISIBLE)[0]
+def test_the_worker_drops_old_events_and_a_follower_past_a_dropped_one_gets_410(make_app):
+    app = make_app(EVENT_RETENTION=RETENTION)
+    server = AppClient(app)
+    with delivering(app):
+        created_from = time.monotonic()
+        ids = [fresh_id() for _ in range(3)]
+        for plant_id in ids:
+            create(server, {"id": plant_id, "name": "Short-lived"})
+        first, second, last = read_until(server, "/events", lambda got: len(got) == 3, VISIBLE)[0]
 
-    wait_for(
-        lambda: page(server, "/events")[0] == [],
-        RETENTION + DELETED_WITHIN,
-        "the worker to delete the events older than the retention",
-    )
-    assert time.monotonic() - created_from >= RETENTION - 0.5, "deleted before their time"
+        wait_for(
+            lambda: page(server, "/events")[0] == [],
+            RETENTION + DELETED_WITHIN,
+            "the worker to delete the events older than the retention",
+        )
+        assert time.monotonic() - created_from >= RETENTION - 0.5, "deleted before their time"
 
-    for gone in (first, second):
-        refused = server.request("GET", f"/events?after={gone['id']}", token=TOKEN)
-        assert_live_error(refused, 410, r"dropped|deleted", r"start|beginning")
-    # The last deleted one, with nothing deleted after it, goes on as usual.
-    events, link = page(server, f"/events?after={last['id']}")
-    assert events == []
-    assert page(server, "/events")[0] == []  # read again from the start
-    kept = fresh_id()
-    create(server, {"id": kept, "name": "Kept"})
-    # Read before the retention could drop it.
-    events, _ = read_until(server, link, until_plant(kept), RETENTION - 1)
+        for gone in (first, second):
+            refused = server.request("GET", f"/events?after={gone['id']}", token=TOKEN)
+            assert_live_error(refused, 410, r"dropped|deleted", r"start|beginning")
+        # The last deleted one, with nothing deleted after it, goes on as usual.
+        events, link = page(server, f"/events?after={last['id']}")
+        assert events == []
+        assert page(server, "/events")[0] == []  # read again from the start
+        kept = fresh_id()
+        create(server, {"id": kept, "name": "Kept"})
+        # Read before the retention could drop it.
+        events, _ = read_until(server, link, until_plant(kept), RETENTION - 1)
     assert brief(events) == [("plant.created", {"id": kept, "name": "Kept"})]
 
 
 # 6. Webhooks name their event.
 
 
-def test_every_delivery_carries_the_id_of_its_event_in_the_feed(
-    live_server, database_url, started, receivers
-):
+def test_every_delivery_carries_the_id_of_its_event_in_the_feed(make_app, receivers):
     operator, own = receivers(SECRET), receivers()
-    hooks = {**WEBHOOK_SETTINGS, "WEBHOOK_URLS": operator.url}
-    server = live_server(database_url, **environment(hooks))
-    admin = server.cli("tokens", "create", "feed admin", "--admin").splitlines()[-1]
-    registered = server.request("POST", "/webhooks", {"url": own.url}, token=admin)
+    app = make_app(**WEBHOOK_SETTINGS, WEBHOOK_URLS=operator.url)
+    server = AppClient(app)
+    admin = issue_admin_token(app)
+    registered = server.request("POST", "/webhooks", {"url": own.url}, admin)
     assert registered.status == 201, registered.body
     own.verify_with(registered.json()["secret"])
     own.script = [500]  # its first attempt fails: the retry names the same event
-    started(server)
-
-    plant_id = fresh_id()
-    create(server, {"id": plant_id, "name": "Monstera", "tag": "tropical"})
-    assert server.request("PATCH", f"/plants/{plant_id}", {"name": "Ivy"}).status == 200
-    assert server.request("DELETE", f"/plants/{plant_id}").status == 204
-    events, _ = read_until(server, "/events", lambda got: len(got) == 3, VISIBLE)
-    assert [event["type"] for event in events] == list(TYPES)
+    with delivering(app):
+        plant_id = fresh_id()
+        create(server, {"id": plant_id, "name": "Monstera", "tag": "tropical"})
+        assert server.request("PATCH", f"/plants/{plant_id}", {"name": "Ivy"}).status == 200
+        assert server.request("DELETE", f"/plants/{plant_id}").status == 204
+        events, _ = read_until(server, "/events", lambda got: len(got) == 3, VISIBLE)
+        assert [event["type"] for event in events] == list(TYPES)
+        # Three events and the retry of the one answered 500; the operator's plant.created.
+        wait_for(
+            lambda: len(own.requests) >= 4 and operator.requests,
+            DELIVERED_WITHIN,
+            lambda: f"the deliveries; got {len(own.requests)} and {len(operator.requests)}",
+        )
     by_id = {event["id"]: event for event in events}
-
-    # Three events and the retry of the one answered 500; the operator's plant.created.
-    wait_for(
-        lambda: len(own.requests) >= 4 and operator.requests,
-        DELIVERED_WITHIN,
-        lambda: f"the deliveries; got {len(own.requests)} and {len(operator.requests)}",
-    )
     named = defaultdict(set)  # delivery id: the event ids its attempts named
     for headers, body in own.requests + operator.requests:
         event_id = header(headers, "Plantstore-Event-Id")
@@ -351,6 +333,7 @@ CREATES_WITHIN = 40
 CAUGHT_UP_WITHIN = 15
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 def test_a_follower_sees_every_acknowledged_create_once_while_two_instances_write(
     live_server, database_url

@@ -1,5 +1,6 @@
-"""Webhooks at the API's pace: isolation, shutdown, retention, signatures and per-receiver views,
-on the real worker process (`flask webhooks run`) beside gunicorn, with real local receivers."""
+"""Webhooks at the API's pace: isolation, retention, signatures and per-receiver views, with
+the API and a worker in process (Stack); SIGTERM and a bad setting on the worker process
+(`flask webhooks run`), where the process is the point; real local receivers throughout."""
 
 import base64
 import collections
@@ -17,12 +18,13 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from harness.processes import ROOT, wait_for
 from harness.receivers import SilentReceiver
+from helpers import TOKEN
+from in_process import Stack
 from liveserver import environment
 from receiver import Receiver
-from webhook_helpers import receiver_settings
+from webhook_helpers import published, receiver_settings
 
 SECRET = "pace-test-secret-ü"
-pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
@@ -58,11 +60,17 @@ def outbox(database_url):
     engine.dispose()
 
 
-def started(start_workers, server):
-    """A worker on server's settings, once it has said that it delivers."""
-    process, log = start_workers(server.env)
-    wait_for(lambda: "Delivering webhooks" in log.read_text(), 30, "the worker to start")
-    return process, log
+@pytest.fixture
+def stack(make_app):
+    """The webhook stack in process on the test database; its workers stopped afterwards."""
+    made = Stack(make_app)
+    yield made
+    made.stop()
+
+
+def serve(stack, config):
+    """An AppServer with config: the API through the test client."""
+    return stack.server(environment(config), TOKEN)
 
 
 def create(server, plant_id):
@@ -72,14 +80,14 @@ def create(server, plant_id):
 
 
 def test_a_healthy_receiver_gets_each_event_within_2_s_beside_a_hung_and_a_failing_one(
-    live_server, database_url, receivers, start_workers, outbox
+    stack, receivers, outbox
 ):
     hung, failing, healthy = receivers
     timeout, attempts, plants = 0.5, 3, 8
     # The failing receivers come first, and the worker polls at the default interval.
     config = settings(hung.url, failing.url, healthy.url, WEBHOOK_RECEIVER_CONCURRENCY=2)
-    server = live_server(database_url, **environment(config))
-    started(start_workers, server)
+    server = serve(stack, config)
+    stack.start(server.env, 1)  # a worker in a thread
     answered = {plant_id: create(server, plant_id) for plant_id in range(plants)}
     wait_for(lambda: len(healthy.arrived()) == plants, 10, "every event at the healthy receiver")
     delays = [healthy.arrived()[plant_id] - at for plant_id, at in answered.items()]
@@ -108,17 +116,17 @@ def test_a_healthy_receiver_gets_each_event_within_2_s_beside_a_hung_and_a_faili
     assert len(healthy.requests) == plants
 
 
+@pytest.mark.e2e
 def test_sigterm_lets_attempts_in_flight_end_records_them_and_leaves_nothing_claimed(
-    live_server, database_url, receivers, start_workers, outbox
+    make_app, database_url, receivers, start_workers, outbox
 ):
     hung, _, healthy = receivers
     timeout = 2
     healthy.delay = 0.3
     config = settings(hung.url, healthy.url, WEBHOOK_TIMEOUT=timeout)
-    server = live_server(database_url, **environment(config))
-    for plant_id in range(12):
-        create(server, plant_id)
-    process, log = started(start_workers, server)
+    published(make_app, config, 12)  # the API in process: the worker's process is the point
+    process, log = start_workers({"PLANTSTORE_DATABASE_URL": database_url, **environment(config)})
+    wait_for(lambda: "Delivering webhooks" in log.read_text(), 30, "the worker to start")
     wait_for(lambda: len(hung.attempts) >= 4 and healthy.requests, 10, "attempts in flight")
     signalled = time.monotonic()
     process.send_signal(signal.SIGTERM)
@@ -138,7 +146,7 @@ def test_sigterm_lets_attempts_in_flight_end_records_them_and_leaves_nothing_cla
 
 
 def test_delivered_rows_go_after_the_retention_and_failed_ones_stay_until_purged(
-    live_server, database_url, receivers, start_workers, outbox
+    stack, receivers, outbox
 ):
     _, failing, healthy = receivers
     retention, plants = 2, 5
@@ -150,8 +158,8 @@ def test_delivered_rows_go_after_the_retention_and_failed_ones_stay_until_purged
         WEBHOOK_RETENTION_BATCH=2,
         WEBHOOK_POLL_INTERVAL=0.05,
     )
-    server = live_server(database_url, **environment(config))
-    started(start_workers, server)
+    server = serve(stack, config)
+    stack.start(server.env, 1)  # a worker in a thread
     for plant_id in range(plants):
         create(server, plant_id)
     wait_for(
@@ -170,11 +178,11 @@ def test_delivered_rows_go_after_the_retention_and_failed_ones_stay_until_purged
 
 
 def test_secret_is_printed_for_standard_webhooks_and_an_old_replay_is_refused(
-    live_server, database_url, receivers, start_workers, monkeypatch
+    stack, receivers, monkeypatch
 ):
     _, _, healthy = receivers
-    server = live_server(database_url, **environment(settings(healthy.url)))
-    started(start_workers, server)
+    server = serve(stack, settings(healthy.url))
+    stack.start(server.env, 1)  # a worker in a thread
     create(server, 7)
     wait_for(lambda: healthy.requests, 10, "the delivery")
     printed = server.cli("webhooks", "secret").strip()
@@ -210,15 +218,13 @@ def deliveries_of(receiver, status):
     return ("plantstore_webhook_deliveries", f'receiver="{receiver}",status="{status}"')
 
 
-def test_status_and_metrics_per_receiver_never_show_a_secret_of_its_url(
-    live_server, database_url, receivers, start_workers
-):
+def test_status_and_metrics_per_receiver_never_show_a_secret_of_its_url(stack, receivers):
     _, _, healthy = receivers
     port = healthy.url.split(":")[2].split("/")[0]
     secrets = ("alice", "pa55word", "t0ps3cret", "bob", "hunter2", "k3y")
     good = f"http://alice:pa55word@127.0.0.1:{port}/hook?token=t0ps3cret"
     refused = "http://bob:hunter2@127.0.0.1:9/hook?key=k3y"
-    server = live_server(database_url, **environment(settings(good, refused)))
+    server = serve(stack, settings(good, refused))
     for plant_id in range(3):
         create(server, plant_id)
     # Before any worker: both receivers hold 3 pending deliveries, aging.
@@ -232,7 +238,7 @@ def test_status_and_metrics_per_receiver_never_show_a_secret_of_its_url(
     assert re.search(
         rf"receiver {re.escape(named_refused)}: pending 3, failed 0, oldest pending [1-9]", status
     )
-    _, log = started(start_workers, server)
+    stack.start(server.env, 1)  # a worker in a thread
     wait_for(lambda: len(healthy.requests) == 3, 10, "the healthy receiver's deliveries")
     wait_for(lambda: "failed: 3" in server.cli("webhooks", "status"), 10, "the refused ones")
     page, samples = metric_samples(server)
@@ -241,10 +247,12 @@ def test_status_and_metrics_per_receiver_never_show_a_secret_of_its_url(
     status = server.cli("webhooks", "status")
     assert f"receiver {named_good}: pending 0, failed 0" in status
     assert f"receiver {named_refused}: pending 0, failed 3" in status
-    for shown in (status, page, log.read_text(), server.log()):
+    # The log: the lines of the API's app and of the worker's.
+    for shown in (status, page, stack.lines.read_text()):
         assert not [secret for secret in secrets if secret in shown], shown
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("variable", "value"),
     [

@@ -1,9 +1,9 @@
-"""The webhook worker as a process: started, stopped, killed, and outliving its database."""
+"""The webhook worker: what it delivers beside the API, in process; and as a process where the
+process is the point: killed with -9, outliving its database, idling at next to no CPU."""
 
 import itertools
 import json
 import os
-import re
 import signal
 import sqlite3
 import subprocess
@@ -12,49 +12,58 @@ import time
 import pytest
 from sqlalchemy import create_engine, select, text
 
+from app import create_app, database
+from app.database import migrate
 from app.plants.store import plants
-from harness.processes import ROOT, cpu_ticks, wait_for
+from harness.processes import cpu_ticks, wait_for
 from harness.receivers import TricklingReceiver
-from harness.worker import COMMAND, start_worker
-from liveserver import create_until_killed, environment
-from webhook_helpers import create_many, no_pending
+from harness.worker import start_worker
+from helpers import TOKEN
+from in_process import AppServer, RunningWorker
+from liveserver import create_until_killed, environment, settings_of
+from webhook_helpers import create, create_many, no_pending, running, status_of
 
 
-@pytest.mark.e2e
-def test_creates_do_not_wait_for_the_worker_and_events_flow_once_it_starts(hooked_server, receiver):
-    server, worker = hooked_server
-    create_many(server, 20)
-    assert server.cli("webhooks", "status").startswith("pending: 20\n")
-    worker()
-    wait_for(lambda: len(receiver.requests) >= 20, 30, "20 deliveries")
+def test_creates_do_not_wait_for_the_worker_and_events_flow_once_it_starts(hooked, receiver):
+    app, client, cli = hooked
+    for plant_id in range(20):
+        assert create(client, plant_id).status_code == 200
+    assert status_of(cli).startswith("pending: 20\n")
+    with running(app):
+        wait_for(lambda: len(receiver.requests) >= 20, 30, "20 deliveries")
     bodies = sorted(json.loads(body)["id"] for _, body in receiver.requests)
     assert bodies == list(range(20))
 
 
-@pytest.mark.e2e
-def test_worker_stops_cleanly_on_sigterm_finishing_its_delivery(hooked_server, receiver):
-    server, worker = hooked_server
-    receiver.delay = 0.5  # long enough to signal mid-send, well within the 1 s timeout
-    server.request("POST", "/plants", {"id": 1, "name": "Fern"})
-    process = worker()
+def test_a_stopped_worker_finishes_its_delivery_in_flight(hooked, receiver):
+    """stop() is what SIGTERM calls; the signal itself: test_webhook_pace.py, on a process."""
+    app, client, cli = hooked
+    receiver.delay = 0.5  # long enough to stop mid-send, well within the 1 s timeout
+    assert create(client, 1).status_code == 200
+    worker = RunningWorker(app)
     wait_for(lambda: receiver.requests, 15, "the delivery to start")
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=15) == 0
-    assert "delivered: 1" in server.cli("webhooks", "status")
+    stopped = time.monotonic()
+    worker.stop()
+    assert time.monotonic() - stopped < 15
+    assert "delivered: 1" in status_of(cli)
     assert len(receiver.requests) == 1
 
 
 @pytest.mark.e2e
-def test_kill_9_of_the_worker_loses_no_event(hooked_server, receiver):
-    server, worker = hooked_server
+def test_kill_9_of_the_worker_loses_no_event(
+    hooked, hooked_settings, database_url, receiver, start_workers
+):
+    _, client, cli = hooked
     receiver.delay = 0.1
-    create_many(server, 40)
-    process = worker()
+    for plant_id in range(40):  # the API in process: the worker's process is the point
+        assert create(client, plant_id).status_code == 200
+    env = {"PLANTSTORE_DATABASE_URL": database_url, **environment(hooked_settings)}
+    process, _ = start_workers(env)
     wait_for(lambda: len(receiver.requests) >= 10, 30, "some deliveries")
     process.kill()
     process.wait()
-    unrecorded = claimed_at_the_kill(server.env["PLANTSTORE_DATABASE_URL"])
-    worker()
+    unrecorded = claimed_at_the_kill(database_url)
+    start_workers(env)
     expected = set(range(40))
     wait_for(
         lambda: {json.loads(body)["id"] for _, body in receiver.requests} >= expected,
@@ -63,7 +72,7 @@ def test_kill_9_of_the_worker_loses_no_event(hooked_server, receiver):
     )
     # At least once: a delivery claimed but not recorded at the kill (sent, or queued for its
     # slot) is sent again once its claim runs out; one recorded as delivered never is.
-    wait_for(lambda: no_pending(server), 30, "no pending delivery")
+    wait_for(lambda: status_of(cli).startswith("pending: 0\n"), 30, "no pending delivery")
     deliveries = receiver.deliveries()
     repeated = {delivery for delivery in deliveries if deliveries.count(delivery) > 1}
     assert repeated <= unrecorded
@@ -82,13 +91,11 @@ def claimed_at_the_kill(database_url):
     return ids
 
 
-@pytest.mark.e2e
-def test_two_workers_deliver_each_event_once(hooked_server, receiver):
-    server, worker = hooked_server
+def test_two_workers_deliver_each_event_once(app_stack, hooked_settings, receiver):
+    server, _, start = app_stack(**hooked_settings)
     receiver.delay = 0.02
     create_many(server, 40)
-    worker()
-    worker()
+    start(count=2)
     wait_for(lambda: len(receiver.requests) >= 40, 60, "40 deliveries")
     wait_for(lambda: no_pending(server), 30, "no pending delivery")
     deliveries = receiver.deliveries()
@@ -97,25 +104,44 @@ def test_two_workers_deliver_each_event_once(hooked_server, receiver):
 
 @pytest.mark.e2e
 def test_kill_9_of_the_web_server_leaves_one_event_per_stored_plant(
-    hooked_server, receiver, database_url
+    live_server, database_url, make_app, hooked_settings, receiver
 ):
-    server, worker = hooked_server
+    server = live_server(database_url, **environment(hooked_settings))
     acknowledged = create_until_killed(server, 100)
     engine = create_engine(database_url)
     with engine.connect() as conn:
         stored = set(conn.execute(select(plants.c.id)).scalars())
     engine.dispose()
     assert set(acknowledged) <= stored
-    worker()
-    wait_for(lambda: no_pending(server), 60, "no pending delivery")
+    with running(make_app(**hooked_settings)):
+        wait_for(lambda: no_pending(server), 60, "no pending delivery")
     # The plant and its delivery commit together: the kill left no plant without its event.
-    delivered = re.search(r"delivered: (\d+)", server.cli("webhooks", "status"))
-    assert int(delivered.group(1)) == len(stored)
+    status = server.cli("webhooks", "status")
+    assert f"delivered: {len(stored)}\n" in status, status
     assert sorted(json.loads(body)["id"] for _, body in receiver.requests) == sorted(stored)
 
 
+@pytest.fixture
+def app_on():
+    """app_on(database_url, settings): an AppServer on that database, its schema made, whose
+    env a worker process is started with; its engine is disposed afterwards."""
+    made = []
+
+    def make(database_url, settings):
+        env = {"PLANTSTORE_DATABASE_URL": database_url, **environment(settings)}
+        app = create_app({"TESTING": True, "API_TOKENS": TOKEN, **settings_of(env)})
+        migrate.upgrade(database.of(app))
+        made.append(app)
+        return AppServer(app, env, TOKEN)
+
+    yield make
+    for app in made:
+        database.of(app).engine.dispose()
+
+
 def worker_survives(server, start_workers, receiver, outage, recovery):
-    """Start a worker, cause an outage until it has paused twice, end it; the worker goes on."""
+    """Start a worker process, cause an outage until it has paused twice, end it; the worker
+    goes on, and delivers what the API (in process) writes afterwards."""
     process, log_path = start_workers(server.env)
     wait_for(lambda: "Delivering webhooks" in log_path.read_text(), 30, "the worker to start")
     outage()
@@ -138,12 +164,11 @@ def worker_survives(server, start_workers, receiver, outage, recovery):
 
 @pytest.mark.e2e
 def test_worker_outlives_a_write_lock_held_by_another_program(
-    live_server, tmp_path, hooked_settings, receiver, start_workers
+    app_on, tmp_path, hooked_settings, receiver, start_workers
 ):
-    database = tmp_path / "held.sqlite"
-    env = environment({**hooked_settings, "DATABASE_TIMEOUT": 1})
-    server = live_server(f"sqlite:///{database}", **env)
-    holder = sqlite3.connect(database, isolation_level=None)
+    database_path = tmp_path / "held.sqlite"
+    server = app_on(f"sqlite:///{database_path}", {**hooked_settings, "DATABASE_TIMEOUT": 1})
+    holder = sqlite3.connect(database_path, isolation_level=None)
     try:
         worker_survives(
             server,
@@ -158,10 +183,9 @@ def test_worker_outlives_a_write_lock_held_by_another_program(
 
 @pytest.mark.e2e
 def test_worker_outlives_a_postgresql_restart(
-    live_server, private_postgres, hooked_settings, receiver, start_workers
+    app_on, private_postgres, hooked_settings, receiver, start_workers
 ):
-    env = environment({**hooked_settings, "DATABASE_TIMEOUT": 2})
-    server = live_server(private_postgres.url, **env)
+    server = app_on(private_postgres.url, {**hooked_settings, "DATABASE_TIMEOUT": 2})
     worker_survives(server, start_workers, receiver, private_postgres.stop, private_postgres.start)
 
 
@@ -173,15 +197,11 @@ def trickler():
     server.close()
 
 
-@pytest.mark.e2e
-def test_a_trickling_answer_ends_each_attempt_at_the_timeout(
-    live_server, database_url, hooked_settings, trickler, start_workers
-):
+def test_a_trickling_answer_ends_each_attempt_at_the_timeout(app_stack, hooked_settings, trickler):
     timeout = 2
     settings = {**hooked_settings, "WEBHOOK_URLS": trickler.url, "WEBHOOK_TIMEOUT": timeout}
-    server = live_server(database_url, **environment(settings))
-    start_workers(server.env)
-    start_workers(server.env)
+    server, _, start = app_stack(**settings)
+    start(count=2)
     assert server.request("POST", "/plants", {"id": 1, "name": "Fern"}).status == 200
     wait_for(lambda: "failed: 1" in server.cli("webhooks", "status"), 60, "the delivery to fail")
     assert "after 3 attempts: timeout" in server.cli("webhooks", "status")
@@ -195,14 +215,11 @@ def test_a_trickling_answer_ends_each_attempt_at_the_timeout(
         assert closed <= opened
 
 
-def test_worker_without_operators_receivers_serves_endpoints_idling_cheaply(tmp_path):
-    database = f"sqlite:///{tmp_path / 'plantstore.sqlite'}"
-    env = {**os.environ, "PLANTSTORE_DATABASE_URL": database, "PLANTSTORE_WEBHOOK_URLS": ""}
-    init_db = [*COMMAND[: COMMAND.index("webhooks")], "init-db"]
-    assert subprocess.run(init_db, env=env, cwd=ROOT, capture_output=True).returncode == 0
+def test_worker_without_operators_receivers_serves_endpoints_idling_cheaply(app_on, tmp_path):
+    server = app_on(f"sqlite:///{tmp_path / 'plantstore.sqlite'}", {"WEBHOOK_URLS": ""})
     log_path = tmp_path / "worker.log"
     with open(log_path, "ab") as log:
-        process = start_worker(env, log)
+        process = start_worker({**os.environ, **server.env}, log)
     try:
         wait_for(lambda: "registered through the API" in log_path.read_text(), 30, "its start")
         # Idle means asleep between polls: a second costs next to no CPU time.
