@@ -1,6 +1,6 @@
 """Scaling out: several gunicorn instances sharing PostgreSQL (two that the module's cases share,
 each case with ids and tokens of its own), init-db from several processes at once, and PostgreSQL
-going away."""
+going away (/livez stays 200 meanwhile)."""
 
 import os
 import subprocess
@@ -77,12 +77,18 @@ def test_init_db_run_concurrently_is_safe(postgres_url):
         database.of(app).engine.dispose()
 
 
-def test_database_outage_is_503_then_recovers_without_restart(live_server, private_postgres):
+def test_database_outage_is_503_and_livez_200_then_recovers_without_restart(
+    live_server, private_postgres
+):
     server = live_server(private_postgres.url, workers=2)
     assert server.request("POST", "/plants", {"id": 1, "name": "Fern"}).status == 200
     private_postgres.stop()
+    for _ in range(4):  # every worker, whichever answers: alive, and not ready
+        assert server.request("GET", "/livez").status == 200
+        unready = server.request("GET", "/healthz")
+        assert unready.status == 503
+        assert unready.json() == {"error": 503, "message": "database unavailable"}
     for method, path, body in [
-        ("GET", "/healthz", None),
         ("GET", "/plants/1", None),
         ("GET", "/plants", None),
         ("POST", "/plants", {"id": 2, "name": "Aloe"}),
