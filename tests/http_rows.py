@@ -9,6 +9,8 @@ from helpers import TOKEN
 
 # The body limit of the server the rows are sent to (PLANTSTORE_MAX_CONTENT_LENGTH).
 BODY_LIMIT = 4096
+# The bearer token that /metrics of that server requires (PLANTSTORE_METRICS_TOKEN).
+METRICS_TOKEN = "metrics-token-0123456789abcdefghijkl"
 JSON = {"Content-Type": "application/json"}
 CHALLENGE = re.compile(re.escape('Bearer realm="plantstore"'))
 # The challenge when a token was presented but refused.
@@ -121,11 +123,27 @@ ROWS = [
         token="pst_unknown-0123456789abcdefghijklmnop",
         expect_headers={"WWW-Authenticate": REFUSED},
     ),
+    Row(
+        "scheme word in lower case",
+        "GET",
+        "/plants",
+        200,
+        token="",
+        headers={"Authorization": f"bearer {TOKEN}"},
+    ),
     Row("unauthenticated bad body", "POST", "/plants", 401, b"{broken", token=""),
     Row("read-only POST", "POST", "/plants", 403, {"id": 5, "name": "No"}, token="read-only"),
     Row("read-only DELETE", "DELETE", "/plants/123456", 403, token="read-only"),
     Row("read-only GET", "GET", "/plants?limit=1", 200, token="read-only"),
     Row("read-write on /webhooks", "GET", "/webhooks", 403, token=TOKEN),
+    Row(
+        "metrics without its token",
+        "GET",
+        "/metrics",
+        401,
+        expect_headers={"WWW-Authenticate": CHALLENGE},
+    ),
+    Row("metrics with its token", "GET", "/metrics", 200, token=METRICS_TOKEN),
     Row("routing 404", "GET", "/nowhere", 404),
     Row("405 with Allow", "PUT", "/plants", 405, expect_headers={"Allow": re.compile(r".*POST.*")}),
     Row(

@@ -6,6 +6,7 @@ kills one."""
 import re
 import socket
 import time
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -13,7 +14,7 @@ from app import create_app, database
 from harness.client import raw_exchange
 from harness.processes import ROOT
 from helpers import TOKEN
-from http_rows import BODY_LIMIT, HOOK, ROWS, Row, assert_row
+from http_rows import BODY_LIMIT, HOOK, METRICS_TOKEN, ROWS, Row, assert_row
 from liveserver import access_line, create_until_killed, race_creates
 
 pytestmark = pytest.mark.e2e
@@ -27,6 +28,7 @@ def server(module_live_server, module_database_url):
         workers=2,
         PLANTSTORE_MAX_CONTENT_LENGTH=str(BODY_LIMIT),
         PLANTSTORE_WEBHOOK_MAX_ENDPOINTS="1",
+        PLANTSTORE_METRICS_TOKEN=METRICS_TOKEN,
     )
 
 
@@ -82,6 +84,46 @@ def test_endpoint_changes_are_validated_and_one_endpoint_too_many_is_409(server,
     second = server.request("POST", "/webhooks", {"url": HOOK + "/2"}, token=admin)
     assert_row(second, Row("one endpoint too many", "POST", "/webhooks", 409))
     assert server.request("DELETE", location, token=admin).status == 204
+
+
+def test_versions_over_http(server):
+    fern = {"id": 50, "name": "Fern", "tag": "shade"}
+    assert server.request("POST", "/plants", fern).status == 200
+    etag = server.request("GET", "/plants/50").headers["ETag"]
+    for given in (etag, f"W/{etag}", "*"):
+        unchanged = server.request("GET", "/plants/50", headers={"If-None-Match": given})
+        assert (unchanged.status, unchanged.headers["ETag"], unchanged.body) == (304, etag, b"")
+    weak = server.request("PATCH", "/plants/50", {"name": "Ivy"}, {"If-Match": f"W/{etag}"})
+    assert_row(weak, Row("a weak If-Match", "PATCH", "/plants/50", 412))
+    same = server.request("PATCH", "/plants/50", {"name": "Fern"}, {"If-Match": etag})
+    assert (same.status, same.headers["ETag"]) == (200, etag)
+    merge = {"If-Match": etag, "Content-Type": "application/merge-patch+json"}
+    changed = server.request("PATCH", "/plants/50", b'{"tag": null}', merge)
+    assert changed.status == 200 and changed.json() == {"id": 50, "name": "Fern"}
+    assert changed.headers["ETag"] != etag
+    assert server.request("POST", "/plants", fern).status == 409
+    stale = server.request("DELETE", "/plants/50", headers={"If-Match": etag})
+    assert_row(stale, Row("a stale If-Match", "DELETE", "/plants/50", 412))
+
+
+def test_tag_filter_pages_keep_the_filter(server):
+    for plant_id, tags in (
+        (60, {"tag": "rare"}),
+        (61, {}),
+        (62, {"tag": "rare"}),
+        (63, {"tag": "rare"}),
+    ):
+        assert (
+            server.request("POST", "/plants", {"id": plant_id, "name": "Moss", **tags}).status
+            == 200
+        )
+    first = server.request("GET", "/plants?tag=rare&limit=2")
+    assert [plant["id"] for plant in first.json()] == [60, 62]
+    following = urlsplit(re.fullmatch(r'<([^>]+)>; rel="next"', first.headers["Link"])[1])
+    assert following.path == "/plants" and "tag=rare" in following.query.split("&")
+    last = server.request("GET", f"/plants?{following.query}")
+    assert [plant["id"] for plant in last.json()] == [63]
+    assert "Link" not in last.headers
 
 
 def test_access_log_carries_the_request_id(server):
