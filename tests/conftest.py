@@ -47,7 +47,7 @@ LONGEST = (
 )
 # Module-scoped fixtures that start servers: a module using one runs on one xdist worker
 # (`--dist loadgroup`), which starts them once.
-SHARED_SERVERS = {"module_live_server", "framing_server", "limited"}
+SHARED_SERVERS = {"module_live_server", "limited"}
 
 
 def _start_rank(item):

@@ -1,4 +1,7 @@
-"""Log lines: one JSON object per line with PLANTSTORE_LOG_FORMAT=json; never a token or a body."""
+"""Log lines: one JSON object per line with PLANTSTORE_LOG_FORMAT=json; never a token or a body.
+
+Two gunicorn instances per backend, one logging text and one JSON, that the module's cases
+share; and a webhook worker process stopped by SIGTERM."""
 
 import datetime
 import json
@@ -13,6 +16,7 @@ from sqlalchemy import create_engine
 
 from harness.processes import ROOT, wait_for
 from helpers import TOKEN
+from liveserver import upgrade
 
 pytestmark = pytest.mark.e2e
 
@@ -32,26 +36,41 @@ def json_lines(text):
     return records
 
 
-def exercise(server, database_url):
-    """Requests that log: accesses with a token and a body, and an app warning in a request."""
-    server.request(
-        "POST", "/plants", {"id": 1, "name": SECRET_NAME}, headers={"X-Request-ID": "r-1"}
-    )
-    server.request("GET", "/plants?limit=1", headers={"X-Request-ID": "r-2"})
+def exercise(servers, database_url):
+    """Requests that log, to each server: accesses with a token and a body, a refused token,
+    and an app warning in a request (the plants table dropped under the servers' feet)."""
+    for server in servers:
+        server.request(
+            "POST", "/plants", {"id": 1, "name": SECRET_NAME}, headers={"X-Request-ID": "r-1"}
+        )
+        server.request("GET", "/plants?limit=1", headers={"X-Request-ID": "r-2"})
     engine = create_engine(database_url)
     with engine.begin() as conn:
         conn.exec_driver_sql("DROP TABLE plants")
     engine.dispose()
-    server.request(
-        "POST", "/plants", {"id": 2, "name": SECRET_NAME}, headers={"X-Request-ID": "r-3"}
-    )
+    for server in servers:
+        server.request(
+            "POST", "/plants", {"id": 2, "name": SECRET_NAME}, headers={"X-Request-ID": "r-3"}
+        )
+        refused = "pst_refused-token-0123456789abcdefghij"
+        server.request("GET", "/plants", headers={"X-Request-ID": "r-4"}, token=refused)
+        wait_for(lambda server=server: "r-4" in server.log(), 10, "the last access line")
 
 
-def test_json_logs_parse_line_by_line_with_the_request_fields(live_server, database_url):
-    server = live_server(database_url, PLANTSTORE_LOG_FORMAT="json")
-    exercise(server, database_url)
-    wait_for(lambda: '"r-3"' in server.log(), 10, "the last access line")
-    records = json_lines(server.log())
+@pytest.fixture(scope="module")
+def logging_servers(module_live_server, module_database_url):
+    """An instance logging text and one logging JSON, on one database, that exercise() has
+    sent its requests to: {format: server}."""
+    servers = {
+        log_format: module_live_server(module_database_url, PLANTSTORE_LOG_FORMAT=log_format)
+        for log_format in ("text", "json")
+    }
+    exercise(servers.values(), module_database_url)
+    return servers
+
+
+def test_json_logs_parse_line_by_line_with_the_request_fields(logging_servers):
+    records = json_lines(logging_servers["json"].log())
     assert {record["logger"] for record in records} >= {"gunicorn.error", "gunicorn.access", "app"}
     access = {r["request_id"]: r for r in records if r["logger"] == "gunicorn.access"}
     assert set(access["r-1"]) >= ACCESS_FIELDS
@@ -67,19 +86,15 @@ def test_json_logs_parse_line_by_line_with_the_request_fields(live_server, datab
 
 
 @pytest.mark.parametrize("log_format", ["text", "json"])
-def test_no_token_and_no_body_reaches_the_log(live_server, database_url, log_format):
-    server = live_server(database_url, PLANTSTORE_LOG_FORMAT=log_format)
-    exercise(server, database_url)
-    server.request("GET", "/plants", token="pst_refused-token-0123456789abcdefghij")
-    wait_for(lambda: "r-3" in server.log(), 10, "the last access line")
-    log = server.log()
+def test_no_token_and_no_body_reaches_the_log(logging_servers, log_format):
+    log = logging_servers[log_format].log()
+    assert "r-4" in log  # every request of exercise() was logged
     assert TOKEN not in log and "refused-token" not in log
     assert SECRET_NAME not in log
 
 
-@pytest.mark.backend_independent
-def test_text_access_lines_start_with_a_utc_timestamp(live_server, database_url):
-    server = live_server(database_url)
+def test_text_access_lines_start_with_a_utc_timestamp(logging_servers):
+    server = logging_servers["text"]
     server.request("GET", "/livez", headers={"X-Request-ID": "stamped"})
     wait_for(lambda: "request_id=stamped" in server.log(), 10, "the access line")
     line = next(line for line in server.log().splitlines() if "request_id=stamped" in line)
@@ -97,7 +112,7 @@ def test_cli_and_webhook_worker_log_json_lines(tmp_path):
         "PLANTSTORE_DATABSE_URL": "misspelt",
     }
     flask = [sys.executable, "-m", "flask", "--app", "wsgi"]
-    subprocess.run([*flask, "init-db"], cwd=ROOT, env=env, check=True, capture_output=True)
+    upgrade(env["PLANTSTORE_DATABASE_URL"])  # init-db's work, in this process
     log_path = tmp_path / "worker.log"
     with open(log_path, "ab") as log:
         worker = subprocess.Popen([*flask, "webhooks", "run"], cwd=ROOT, env=env, stderr=log)

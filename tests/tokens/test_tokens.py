@@ -170,11 +170,12 @@ def test_bad_command_fails_cleanly(runner, issue, args, says):
 @pytest.mark.e2e
 def test_token_lifecycle_against_running_gunicorn(live_server, database_url):
     server = live_server(database_url, workers=2)
-    # The commands as an operator runs them: processes of their own, beside gunicorn's.
-    token = server.command("tokens", "create", "live").splitlines()[-1]
+    # The commands in this process: what every worker must see is what they write to the
+    # database (tests/test_packaging.py runs the command as a process of its own).
+    token = server.cli("tokens", "create", "live").splitlines()[-1]
     for _ in range(10):
         assert server.request("GET", "/plants", token=token).status == 200
-    server.command("tokens", "revoke", "live")
+    server.cli("tokens", "revoke", "live")
     statuses = {server.request("GET", "/plants", token=token).status for _ in range(20)}
     assert statuses == {401}
 
