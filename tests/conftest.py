@@ -40,8 +40,8 @@ LONGEST = (
     "tests/openapi/test_openapi.py::test_service_conforms_to_its_document",
     "tests/test_packaging.py::",
     "tests/openapi/test_docs.py::test_try_it_out_in_chromium_after_authorizing",
-    "tests/webhooks/test_webhook_pace.py::",
-    "tests/webhooks/test_webhook_worker.py::",
+    "tests/webhooks/worker/test_pace.py::",
+    "tests/webhooks/worker/test_worker.py::",
     "tests/database/test_migrations.py::test_two_processes_upgrading_at_once",
     "tests/test_scale.py::",
 )

@@ -1,30 +1,8 @@
-"""What the webhook tests share: the secret, an in-process worker, and reading status."""
+"""What the webhook tests share: the secret, creating plants, and reading status."""
 
-import asyncio
-import contextlib
-import threading
-
-from app.webhooks.worker import Worker
-from harness.processes import wait_for
 from helpers import TOKEN
 
 SECRET = "webhook-test-secret"
-
-
-@contextlib.contextmanager
-def running(app):
-    """The app's worker, delivering on its own event loop in a thread until the block ends."""
-    worker = Worker(app)
-    thread = threading.Thread(target=asyncio.run, args=(worker.run(),))
-    thread.start()
-    try:
-        wait_for(lambda: worker.loop is not None, 10, "the worker's loop")
-        yield worker
-    finally:
-        if worker.loop is not None:
-            worker.loop.call_soon_threadsafe(worker.stop)
-        thread.join(timeout=30)
-        assert not thread.is_alive()
 
 
 def create(client, plant_id, name="Fern", **extra):

@@ -71,6 +71,18 @@ def test_a_410_disables_its_endpoint_alone_and_fails_its_pending_deliveries(endp
     assert delivery_rows(app, gone)[pending]["status"] == "failed"
 
 
+@pytest.mark.parametrize("after", [500, None, 204], ids=["a 500", "a timeout", "a 2xx"])
+def test_a_410_then_another_outcome_in_the_same_round_disables_the_endpoint(make_app, after):
+    app = make_app()
+    client, headers = app.test_client(), issue_admin_token(app)
+    endpoint = register(client, headers)["id"]
+    assert judge(app, [outcome(endpoint, 410), outcome(endpoint, after)], T0) == [
+        (endpoint, DISABLED_GONE, "gone")
+    ]
+    shown = client.get(f"/webhooks/{endpoint}", headers=headers).get_json()
+    assert (shown["enabled"], shown["disabled_reason"]) == (False, DISABLED_GONE)
+
+
 @pytest.mark.parametrize("status", [500, 404, 429, None, 301])
 def test_another_failure_marks_the_endpoint_failing_without_disabling_it(endpoints, status):
     app, (endpoint,) = endpoints(1)

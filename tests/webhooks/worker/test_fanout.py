@@ -13,6 +13,7 @@ from sqlalchemy import create_engine, make_url, text
 
 from harness.processes import wait_for
 from harness.receivers import SilentReceiver
+from in_process import running
 from liveserver import environment
 from receiver import Receiver
 from webhook_helpers import (
@@ -21,7 +22,6 @@ from webhook_helpers import (
     most_in_flight,
     published,
     receiver_settings,
-    running,
 )
 
 # Events enough that one round fans out for a while: a fault lands in the middle of it.
@@ -160,7 +160,7 @@ def test_a_postgresql_outage_in_the_middle_of_a_fan_out_loses_and_repeats_no_eve
     make_app, database_url, start_workers, three_receivers
 ):
     """SQLite has no server to lose in the middle of a transaction: its faults are the kill
-    above and a write lock held by another program (test_webhook_worker.py)."""
+    above and a write lock held by another program (test_worker.py)."""
     settings = fast_settings(*(receiver.url for receiver in three_receivers))
     published(make_app, settings, BACKLOG)
     engine = create_engine(database_url, isolation_level="AUTOCOMMIT")

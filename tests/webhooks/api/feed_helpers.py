@@ -1,17 +1,11 @@
 """What the tests of the events feed share: a page of `GET /events` over real HTTP, the Link
-rel="next" it carries, following it, and the contract's checks of an Event and of an Error;
-an app answering as a live server does, and its worker in a thread, for the in-process cases."""
+rel="next" it carries, following it, and the contract's checks of an Event and of an Error."""
 
-import asyncio
-import contextlib
 import datetime
 import re
-import threading
 import uuid
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from app.webhooks.worker import Worker
-from harness.client import Response
 from harness.processes import wait_for
 from helpers import TOKEN
 
@@ -139,36 +133,3 @@ def assert_live_error(response, status, *words):
     for word in words:
         assert re.search(word, message, re.IGNORECASE), (word, message)
     return message
-
-
-class AppClient:
-    """An app answering request() as a LiveServer does (the token on /plants unless told
-    otherwise), through Flask's test client: the helpers above take either."""
-
-    def __init__(self, app):
-        self.client = app.test_client()
-
-    def request(self, method, path, body=None, headers=None, token=None):
-        """One request; the answer as the harness's Response."""
-        headers = dict(headers or {})
-        if token or (token is None and path.startswith("/plants")):
-            headers.setdefault("Authorization", f"Bearer {token or TOKEN}")
-        answer = self.client.open(path, method=method, json=body, headers=headers)
-        return Response(answer.status_code, answer.headers, answer.get_data())
-
-
-@contextlib.contextmanager
-def delivering(app):
-    """The app's webhook worker on an event loop of its own, in a thread, until the block ends
-    (as tests/webhooks' running(), which is not on this folder's import path)."""
-    worker = Worker(app)
-    thread = threading.Thread(target=asyncio.run, args=(worker.run(),))
-    thread.start()
-    try:
-        wait_for(lambda: worker.loop is not None, 10, "the worker's loop")
-        yield worker
-    finally:
-        if worker.loop is not None:
-            worker.loop.call_soon_threadsafe(worker.stop)
-        thread.join(timeout=30)
-        assert not thread.is_alive(), "the worker did not stop within 30 s"

@@ -19,9 +19,9 @@ from harness.processes import cpu_ticks, wait_for
 from harness.receivers import TricklingReceiver
 from harness.worker import start_worker
 from helpers import TOKEN
-from in_process import AppServer, RunningWorker
+from in_process import AppServer, RunningWorker, running
 from liveserver import create_until_killed, environment, settings_of
-from webhook_helpers import create, create_many, no_pending, running, status_of
+from webhook_helpers import create, create_many, no_pending, status_of
 
 
 def test_creates_do_not_wait_for_the_worker_and_events_flow_once_it_starts(hooked, receiver):
@@ -36,7 +36,7 @@ def test_creates_do_not_wait_for_the_worker_and_events_flow_once_it_starts(hooke
 
 
 def test_a_stopped_worker_finishes_its_delivery_in_flight(hooked, receiver):
-    """stop() is what SIGTERM calls; the signal itself: test_webhook_pace.py, on a process."""
+    """stop() is what SIGTERM calls; the signal itself: test_pace.py, on a process."""
     app, client, cli = hooked
     receiver.delay = 0.5  # long enough to stop mid-send, well within the 1 s timeout
     assert create(client, 1).status_code == 200

@@ -8,7 +8,7 @@ from app.database import utcnow
 from endpoint_helpers import add_delivery, delivery_rows, register, send
 from harness.processes import wait_for
 from helpers import issue_admin_token
-from webhook_helpers import running
+from in_process import running
 
 
 def test_strays_of_an_endpoint_disabled_or_deleted_are_settled(make_app):

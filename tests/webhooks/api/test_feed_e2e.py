@@ -13,11 +13,9 @@ import pytest
 
 from feed_helpers import (
     TYPES,
-    AppClient,
     assert_live_error,
     brief,
     created_at,
-    delivering,
     follow,
     fresh_id,
     header,
@@ -30,6 +28,7 @@ from feed_helpers import (
 from harness.client import CONNECTION_ERRORS
 from harness.processes import wait_for
 from helpers import TOKEN, issue_admin_token
+from in_process import AppServer, running
 from liveserver import environment
 from receiver import Receiver
 
@@ -237,7 +236,7 @@ def test_any_valid_token_reads_the_feed_and_none_or_a_bad_one_is_401(server):
     assert 'error="invalid_token"' in wrong.headers["WWW-Authenticate"]
 
 
-# 4. Bad input: the table is tests/events/test_feed_input.py, in process; one row over HTTP.
+# 4. Bad input: the table is tests/webhooks/api/test_feed_input.py, in process; one row over HTTP.
 
 
 @pytest.mark.e2e
@@ -250,8 +249,8 @@ def test_a_limit_out_of_range_is_a_400_naming_it(server):
 
 def test_the_worker_drops_old_events_and_a_follower_past_a_dropped_one_gets_410(make_app):
     app = make_app(EVENT_RETENTION=RETENTION)
-    server = AppClient(app)
-    with delivering(app):
+    server = AppServer(app, {}, TOKEN)
+    with running(app):
         created_from = time.monotonic()
         ids = [fresh_id() for _ in range(3)]
         for plant_id in ids:
@@ -285,13 +284,13 @@ def test_the_worker_drops_old_events_and_a_follower_past_a_dropped_one_gets_410(
 def test_every_delivery_carries_the_id_of_its_event_in_the_feed(make_app, receivers):
     operator, own = receivers(SECRET), receivers()
     app = make_app(**WEBHOOK_SETTINGS, WEBHOOK_URLS=operator.url)
-    server = AppClient(app)
+    server = AppServer(app, {}, TOKEN)
     admin = issue_admin_token(app)
     registered = server.request("POST", "/webhooks", {"url": own.url}, admin)
     assert registered.status == 201, registered.body
     own.verify_with(registered.json()["secret"])
     own.script = [500]  # its first attempt fails: the retry names the same event
-    with delivering(app):
+    with running(app):
         plant_id = fresh_id()
         create(server, {"id": plant_id, "name": "Monstera", "tag": "tropical"})
         assert server.request("PATCH", f"/plants/{plant_id}", {"name": "Ivy"}).status == 200

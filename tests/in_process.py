@@ -7,6 +7,7 @@ about what the worker sends, claims or records; the cases where the process is t
 """
 
 import asyncio
+import contextlib
 import logging
 import threading
 
@@ -87,6 +88,16 @@ class RunningWorker:
             self.thread.join(timeout=60)
         assert not self.thread.is_alive(), "the worker did not stop within 60 s"
         assert self.raised is None, self.raised
+
+
+@contextlib.contextmanager
+def running(app):
+    """The app's worker, delivering on its own event loop in a thread until the block ends."""
+    worker = RunningWorker(app)
+    try:
+        yield worker
+    finally:
+        worker.stop()
 
 
 class Stack:

@@ -1,7 +1,8 @@
 """Endpoint secrets, the API and workers in the test's process: a rotated secret signs beside the
-old one; secrets are stored sealed with the first Fernet key and opened with any; with no key,
-the warning that they are stored unencrypted is said once per app (a process has one) that
-stores or reads one, and only once there is an endpoint, so that a first `make run` shows none."""
+old one, and a replaced one until its own overlap ends, newest first, three at most; secrets are
+stored sealed with the first Fernet key and opened with any; with no key, the warning that they
+are stored unencrypted is said once per app (a process has one) that stores or reads one, and
+only once there is an endpoint, so that a first `make run` shows none."""
 
 import re
 import threading
@@ -10,7 +11,7 @@ import time
 import pytest
 from cryptography.fernet import Fernet
 from sqlalchemy import create_engine, text
-from standardwebhooks.webhooks import Webhook
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from harness.processes import wait_for
 
@@ -47,6 +48,40 @@ def test_a_rotated_secret_signs_beside_the_old_one_from_the_next_attempt(app_sta
 
     wait_for(signed_once, 30, "a delivery signed by the new secret alone")
     assert re.fullmatch(r"v1,[A-Za-z0-9+/]{43}=", receiver.requests[-1][0]["webhook-signature"])
+
+
+def test_a_secret_replaced_twice_within_the_overlap_still_signs(app_stack, make_receiver):
+    receiver = make_receiver()
+    server, admin, start = app_stack()  # an overlap of a day
+    endpoint = admin.register(receiver.url, events=["plant.created"])
+    first = endpoint["secret"]
+    receiver.verify_with(first)  # a receiver that has not switched yet
+    second = admin.rotate(endpoint["id"])
+    third = admin.rotate(endpoint["id"])
+    start()
+
+    def delivered(plant_id):
+        count = len(receiver.requests)
+        created = time.monotonic()
+        server.request("POST", "/plants", {"id": plant_id, "name": "Fern"})
+        wait_for(lambda: len(receiver.requests) > count, 30, "a delivery")
+        assert time.monotonic() - created < 5
+        return receiver.requests[-1]
+
+    headers, body = delivered(1)
+    signatures = headers["webhook-signature"].split(" ")
+    assert len(signatures) == 3
+    for position, secret in enumerate((third, second, first)):  # newest first
+        Webhook(secret).verify(body, {**headers, "webhook-signature": signatures[position]})
+    # Past the bound of three, a fourth rotation within the overlap drops the oldest at once.
+    receiver.verify_with(third)
+    fourth = admin.rotate(endpoint["id"])
+    headers, body = delivered(2)
+    assert len(headers["webhook-signature"].split(" ")) == 3
+    for secret in (fourth, third, second):
+        Webhook(secret).verify(body, headers)
+    with pytest.raises(WebhookVerificationError):
+        Webhook(first).verify(body, headers)
 
 
 def test_secrets_are_stored_sealed_with_the_first_key_and_read_with_any(

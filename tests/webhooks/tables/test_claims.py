@@ -15,9 +15,10 @@ from app.webhooks.worker.ledger import Ledger
 from endpoint_helpers import delivery_rows, register, send
 from harness.processes import wait_for
 from helpers import issue_admin_token
+from in_process import running
 from live_endpoints import ENDPOINT_SETTINGS
 from receiver import FirstAnswerLate
-from webhook_helpers import create, running
+from webhook_helpers import create
 
 # How long the receiver holds its first answer: the resend comes in meanwhile.
 FIRST_ANSWER_DELAY = 2
