@@ -15,6 +15,7 @@ README_MOST_LINES = 250
 
 # A path into the repository's code, from where a word starts; `<name>` is a placeholder.
 CODE_PATH = re.compile(r"(?<![\w./-])(?:app|tests|bench|deploy)/[\w./*<>-]*")
+TEST_CASE = re.compile(r"(tests/[\w./-]+\.py)::(\w+)")
 PLACEHOLDER = re.compile(r"<[^<>]*>")
 SETTING = re.compile(r"\bPLANTSTORE_[A-Z0-9_]*[A-Z0-9]\b")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
@@ -73,6 +74,17 @@ def path_exists(path):
 def test_every_code_path_named_exists(page):
     named = {path.rstrip(".,;:") for path in CODE_PATH.findall(page.read_text())}
     assert sorted(path for path in named if not path_exists(path)) == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_every_test_case_named_is_defined_in_its_module(page):
+    named = set(TEST_CASE.findall(page.read_text()))
+    missing = [
+        f"{path}::{name}"
+        for path, name in sorted(named)
+        if not re.search(rf"^def {name}\(", (ROOT / path).read_text(), re.MULTILINE)
+    ]
+    assert missing == []
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)

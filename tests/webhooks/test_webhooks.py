@@ -159,6 +159,7 @@ def test_a_delivery_whose_worker_was_lost_on_its_last_attempt_fails(hooked, rece
     assert receiver.requests == []
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     ("settings", "says"),
     [
@@ -179,6 +180,7 @@ def test_bad_webhook_settings_stop_the_start(make_app, hooked_settings, settings
         make_app(**{**hooked_settings, **settings})
 
 
+@pytest.mark.backend_independent
 def test_a_bad_receiver_url_is_shown_without_its_secrets(make_app, hooked_settings):
     urls = f"{hooked_settings['WEBHOOK_URLS']},ftp://user:s3cr3t@example.com/hook?token=t0k3n"
     with pytest.raises(ConfigError, match=re.escape("ftp://user:***@example.com/hook'")) as refused:

@@ -1,10 +1,13 @@
 """Webhook endpoints registered through the API, delivered to by workers in the test's process
 (two on PostgreSQL, sharing the outbox), over real HTTP to receivers that verify with the
 standardwebhooks library: which endpoint gets which event, and what disabling, deleting and
-recovering an endpoint do to its deliveries."""
+recovering an endpoint do to its deliveries. One case runs the contract's event types as
+deployed: real gunicorn and a real `flask webhooks run`."""
 
 import json
 import time
+
+import pytest
 
 from harness.processes import wait_for
 from live_endpoints import statuses
@@ -51,6 +54,27 @@ def test_each_endpoint_gets_the_events_it_chose_signed_with_its_own_secret(
         f'receiver="{second["id"]}",status="pending"'
         in server.request("GET", "/metrics").body.decode()
     )
+
+
+@pytest.mark.e2e
+@pytest.mark.backend_independent
+def test_every_event_type_goes_from_gunicorn_to_a_worker_process_to_its_endpoint(
+    endpoint_stack, make_receiver
+):
+    receiver = make_receiver()
+    server, admin, start = endpoint_stack()
+    endpoint = admin.register(receiver.url)
+    receiver.verify_with(endpoint["secret"])
+    start()
+    assert server.request("POST", "/plants", {"id": 1, "name": "Fern"}).status == 200
+    assert server.request("PATCH", "/plants/1", {"tag": "shade"}).status == 200
+    assert server.request("DELETE", "/plants/1").status == 204
+    wait_for(lambda: len(receiver.requests) == 3, 30, "the three deliveries")
+    assert sorted(events_of(receiver)) == [
+        ("plant.created", {"id": 1, "name": "Fern"}),
+        ("plant.deleted", {"id": 1, "name": "Fern", "tag": "shade"}),
+        ("plant.updated", {"id": 1, "name": "Fern", "tag": "shade"}),
+    ]
 
 
 def test_a_change_is_announced_as_plant_updated_and_one_that_changes_nothing_is_not(
