@@ -57,7 +57,9 @@ def test_kill_9_of_the_worker_loses_no_event(
     receiver.delay = 0.1
     for plant_id in range(40):  # the API in process: the worker's process is the point
         assert create(client, plant_id).status_code == 200
-    env = {"PLANTSTORE_DATABASE_URL": database_url, **environment(hooked_settings)}
+    # A claim's lease is 2 timeouts, the database's and a margin: a short one ends it sooner.
+    settings = {**hooked_settings, "DATABASE_TIMEOUT": 2}
+    env = {"PLANTSTORE_DATABASE_URL": database_url, **environment(settings)}
     process, _ = start_workers(env)
     wait_for(lambda: len(receiver.requests) >= 10, 30, "some deliveries")
     process.kill()
