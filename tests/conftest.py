@@ -37,13 +37,14 @@ worker_redis = factories.redis_proc(executable=redis_server())
 # The longest cases (`pytest --durations`, docs/development.md), longest first, started before
 # the others so that none is left running alone on one xdist worker at the end.
 LONGEST = (
+    "tests/webhooks/api/test_feed_e2e.py::test_a_follower_sees_every_acknowledged_create_once",
     "tests/openapi/test_openapi.py::test_service_conforms_to_its_document",
+    "tests/webhooks/worker/test_worker.py::test_kill_9_of_the_worker_loses_no_event",
+    "tests/webhooks/tables/test_endpoint_concurrent_writes.py::",
+    "tests/database/test_database_faults.py::test_frozen_postgresql_is_503_within_the_timeout",
     "tests/test_packaging.py::",
-    "tests/openapi/test_docs.py::test_try_it_out_in_chromium_after_authorizing",
     "tests/webhooks/worker/test_pace.py::",
-    "tests/webhooks/worker/test_worker.py::",
-    "tests/database/test_migrations.py::test_two_processes_upgrading_at_once",
-    "tests/test_scale.py::",
+    "tests/openapi/test_docs.py::test_try_it_out_in_chromium_after_authorizing",
 )
 # Module-scoped fixtures that start servers: a module using one runs on one xdist worker
 # (`--dist loadgroup`), which starts them once.
