@@ -6,9 +6,10 @@ import json
 import re
 import uuid
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from app import database
+from app.database import utcnow
 from app.webhooks.tables.deliveries import deliveries
 
 # A host that never resolves (RFC 6761), so that the address rule accepts it.
@@ -72,3 +73,11 @@ def pages(client, headers, url):
         if url:
             links.append(url)
     return found, links
+
+
+def lease_ends(app, delivery_id):
+    """Move the delivery's lease into the past, as its worker's death leaves it once it ends."""
+    past = utcnow() - datetime.timedelta(seconds=1)
+    statement = update(deliveries).where(deliveries.c.id == delivery_id)
+    with database.of(app).engine.begin() as conn:
+        conn.execute(statement.values(claimed_until=past))

@@ -29,20 +29,12 @@ from harness.client import CONNECTION_ERRORS
 from harness.processes import wait_for
 from helpers import TOKEN, issue_admin_token
 from in_process import AppServer, running
+from live_endpoints import ENDPOINT_SETTINGS
 from liveserver import environment
 from receiver import Receiver
 
 SECRET = "feed-test-webhook-secret"
-# Retrying fast; API-registered endpoints may reach the receivers on 127.0.0.1.
-WEBHOOK_SETTINGS = {
-    "WEBHOOK_SECRET": SECRET,
-    "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8",
-    "WEBHOOK_MAX_ATTEMPTS": 3,
-    "WEBHOOK_RETRY_DELAY": 0.1,
-    "WEBHOOK_RETRY_MAX_DELAY": 0.2,
-    "WEBHOOK_TIMEOUT": 1,
-    "WEBHOOK_POLL_INTERVAL": 0.05,
-}
+WEBHOOK_SETTINGS = {"WEBHOOK_SECRET": SECRET, **ENDPOINT_SETTINGS}
 # Longest wait for an event that a finished request wrote to show in the feed, in seconds.
 VISIBLE = 10
 # Seconds an event is kept in the retention case.

@@ -5,14 +5,11 @@ that neither a claim taken again elsewhere nor a resend's fresh attempts are wri
 import datetime
 
 import pytest
-from sqlalchemy import update
 
-from app import database
 from app.database import utcnow
-from app.webhooks.tables.deliveries import deliveries
 from app.webhooks.tables.records import Outcome
 from app.webhooks.worker.ledger import Ledger
-from endpoint_helpers import delivery_rows, register, send
+from endpoint_helpers import delivery_rows, lease_ends, register, send
 from helpers import issue_admin_token
 from live_endpoints import ENDPOINT_SETTINGS
 from webhook_helpers import create
@@ -39,14 +36,6 @@ def claimed(make_app):
         return app, endpoint, delivery, ledger, resend
 
     return make
-
-
-def lease_ends(app, delivery_id):
-    """Move the delivery's lease into the past, as its worker's death leaves it once it ends."""
-    past = utcnow() - datetime.timedelta(seconds=1)
-    statement = update(deliveries).where(deliveries.c.id == delivery_id)
-    with database.of(app).engine.begin() as conn:
-        conn.execute(statement.values(claimed_until=past))
 
 
 def row_of(app, endpoint, delivery):

@@ -6,14 +6,12 @@ import datetime
 import re
 
 import pytest
-from sqlalchemy import update
 
-from app import database
 from app.database import utcnow
-from app.webhooks.tables.deliveries import LOST, deliveries
+from app.webhooks.tables.deliveries import LOST
 from app.webhooks.tables.records import Outcome
 from app.webhooks.worker.ledger import Ledger
-from endpoint_helpers import add_delivery, delivery_rows
+from endpoint_helpers import add_delivery, delivery_rows, lease_ends
 from webhook_helpers import SECRET, create
 
 # An operator's receiver: the rounds never send, so nothing listens there.
@@ -34,14 +32,6 @@ def published(make_app):
         return app, Ledger(app)
 
     return make
-
-
-def lease_ends(app, delivery_id):
-    """Move the delivery's lease into the past, as its worker's death leaves it once it ends."""
-    past = utcnow() - datetime.timedelta(seconds=1)
-    statement = update(deliveries).where(deliveries.c.id == delivery_id)
-    with database.of(app).engine.begin() as conn:
-        conn.execute(statement.values(claimed_until=past))
 
 
 def column(app, name):
