@@ -1,8 +1,8 @@
 """Webhook endpoints registered through the API, delivered to by workers in the test's process
 (two on PostgreSQL, sharing the outbox), over real HTTP to receivers that verify with the
 standardwebhooks library: which endpoint gets which event, and what disabling, deleting and
-recovering an endpoint do to its deliveries. One case runs the contract's event types as
-deployed: real gunicorn and a real `flask webhooks run`."""
+recovering an endpoint do to its deliveries. One case takes the contract's event types over
+real HTTP on real gunicorn, a worker in process delivering them."""
 
 import json
 import time
@@ -10,7 +10,9 @@ import time
 import pytest
 
 from harness.processes import wait_for
-from live_endpoints import statuses
+from in_process import running
+from live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token, statuses
+from liveserver import environment
 from webhook_helpers import SECRET
 
 
@@ -58,18 +60,20 @@ def test_each_endpoint_gets_the_events_it_chose_signed_with_its_own_secret(
 
 @pytest.mark.e2e
 @pytest.mark.backend_independent
-def test_every_event_type_goes_from_gunicorn_to_a_worker_process_to_its_endpoint(
-    endpoint_stack, make_receiver
+def test_every_event_type_goes_from_gunicorn_to_its_endpoint(
+    live_server, database_url, make_app, make_receiver
 ):
     receiver = make_receiver()
-    server, admin, start = endpoint_stack()
+    server = live_server(database_url, **environment(ENDPOINT_SETTINGS))
+    admin = Admin(server, issue_admin_token(database_url))
     endpoint = admin.register(receiver.url)
     receiver.verify_with(endpoint["secret"])
-    start()
-    assert server.request("POST", "/plants", {"id": 1, "name": "Fern"}).status == 200
-    assert server.request("PATCH", "/plants/1", {"tag": "shade"}).status == 200
-    assert server.request("DELETE", "/plants/1").status == 204
-    wait_for(lambda: len(receiver.requests) == 3, 30, "the three deliveries")
+    # The worker's process is not the point here (the kill -9 cases start one): gunicorn is.
+    with running(make_app(**ENDPOINT_SETTINGS)):
+        assert server.request("POST", "/plants", {"id": 1, "name": "Fern"}).status == 200
+        assert server.request("PATCH", "/plants/1", {"tag": "shade"}).status == 200
+        assert server.request("DELETE", "/plants/1").status == 204
+        wait_for(lambda: len(receiver.requests) == 3, 30, "the three deliveries")
     assert sorted(events_of(receiver)) == [
         ("plant.created", {"id": 1, "name": "Fern"}),
         ("plant.deleted", {"id": 1, "name": "Fern", "tag": "shade"}),
