@@ -43,13 +43,6 @@ def hooked(make_app, hooked_settings):
 
 
 @pytest.fixture
-def hooked_server(live_server, database_url, hooked_settings, start_workers):
-    """gunicorn with webhooks on, and a way to start `flask webhooks run` workers beside it."""
-    server = live_server(database_url, **environment(hooked_settings))
-    return server, lambda: start_workers(server.env)[0]
-
-
-@pytest.fixture
 def endpoint_stack(live_server, database_url, start_workers):
     """stack(**settings): gunicorn on the test database with those webhook settings, an Admin
     of its /webhooks API, and start() for its workers: two on PostgreSQL, where several hosts
