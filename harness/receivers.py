@@ -1,6 +1,7 @@
 """Webhook receivers that misbehave on the wire: one that hangs, one that trickles its answer,
-one that trickles only its body."""
+one that trickles only its body, one that answers from a script, one that speaks first."""
 
+import contextlib
 import itertools
 import select
 import socket
@@ -102,3 +103,72 @@ class TricklingBodyReceiver(_RawReceiver):
                 conn.sendall(b"a")
         except OSError:
             pass
+
+
+class ScriptedReceiver(_RawReceiver):
+    """Answers the requests on each connection from a script: answer(number) gives the raw bytes
+    of the answer to a connection's request number (0 first), or None to close it unanswered.
+    tls, an ssl.SSLContext, serves https. ``requests`` holds (connection, number, bytes)."""
+
+    def __init__(self, answer, tls=None):
+        self.answer = answer
+        self.tls = tls
+        self.requests = []
+        self._connections = itertools.count()
+        super().__init__()
+        if tls is not None:
+            self.url = self.url.replace("http://", "https://")
+
+    def serve(self, conn):
+        """Read each request whole, then answer it as the script says."""
+        connection = next(self._connections)
+        try:
+            if self.tls is not None:
+                conn = self.tls.wrap_socket(conn, server_side=True)
+            reader = conn.makefile("rb")
+            for number in itertools.count():
+                request = _read_request(reader)
+                if request is None:
+                    return
+                self.requests.append((connection, number, request))
+                answer = self.answer(number)
+                if answer is None:
+                    return
+                conn.sendall(answer)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+
+def _read_request(reader):
+    # The head up to its blank line, then Content-Length bytes; None when the client closed.
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):
+        line = reader.readline()
+        if not line:
+            return None
+        head += line
+    length = next(
+        (
+            int(line.split(b":")[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        ),
+        0,
+    )
+    return head + reader.read(length)
+
+
+class GreetingReceiver(_RawReceiver):
+    """Sends greeting as each connection opens, without waiting for a request, and closes it:
+    a server of another protocol that speaks first, or one that closes at once."""
+
+    def __init__(self, greeting):
+        self.greeting = greeting
+        super().__init__()
+
+    def serve(self, conn):
+        """Greet, then close."""
+        with contextlib.suppress(OSError):  # the client may be gone already
+            conn.sendall(self.greeting)

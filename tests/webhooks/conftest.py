@@ -3,6 +3,7 @@
 import pytest
 
 from harness.processes import wait_for
+from harness.receivers import ScriptedReceiver
 from helpers import TOKEN
 from in_process import Stack
 from live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
@@ -110,3 +111,18 @@ def make_receiver():
     for server in made:
         server.close()
     assert [server.unverified for server in made] == [[] for _ in made]
+
+
+@pytest.fixture
+def scripted():
+    """make(answer, tls=None): a ScriptedReceiver (harness/receivers.py) for the test, closed
+    after it."""
+    made = []
+
+    def make(answer, tls=None):
+        made.append(ScriptedReceiver(answer, tls))
+        return made[-1]
+
+    yield make
+    for each in made:
+        each.close()

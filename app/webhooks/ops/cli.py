@@ -17,7 +17,7 @@ webhooks_cli = Group("webhooks", help="Deliver webhook events and inspect delive
 @webhooks_cli.command("run")
 def run_command():
     """Deliver events until SIGTERM or SIGINT (the Procfile's worker)."""
-    # Imported here: aiohttp is loaded by the worker process only, not by the web workers.
+    # Imported here: the sender's libraries are loaded by the worker process only.
     from ..worker import Worker
 
     logger = current_app.logger

@@ -87,9 +87,7 @@ class Worker:
         """Deliver until stop(): claim, send, record; then settle what is in flight."""
         self.loop = asyncio.get_running_loop()
         self._wake, self._stopped = asyncio.Event(), asyncio.Event()
-        self.sender = Sender(
-            self.timeout, self.settings.concurrency, self.settings.allowed_networks
-        )
+        self.sender = Sender(self.timeout, self.settings.allowed_networks)
         try:
             await self._deliver()
             await self._settle()

@@ -1,24 +1,30 @@
-"""One HTTP attempt of a delivery: its headers, its signatures, its total deadline, and the
-guard on the addresses an endpoint registered through the API may reach."""
+"""One HTTP attempt of a delivery: its request, signed; its total deadline; the guard on the
+addresses an endpoint registered through the API may reach; and the Answer it records."""
 
+import asyncio
+import base64
 import datetime
 import email.utils
 import errno
+import functools
 import socket
+import ssl
 import time
 from typing import NamedTuple
 
-import aiohttp
+import aiohappyeyeballs
+import yarl
 
 from ..security import guard
 from ..security.signatures import signature, standard_signature
+from .connections import KEEP_IDLE, BadAnswer, Connection, Disconnected, Pool
 
-# Largest answer body read to keep the connection for the next delivery; a longer one closes it.
-KEEP_BODY_LIMIT = 64 * 1024
-# Answers that have no body (RFC 9110): the connection carries the next delivery as it is.
-BODILESS = frozenset((204, 304))
 # Answers whose Retry-After the next attempt honours.
 ASKS_TO_WAIT = frozenset((429, 503))
+# Receivers whose request line and fixed headers are kept, prepared (the least recently used go).
+PREPARED_ROUTES = 4096
+# Seconds before the next of a name's addresses is tried beside the first (RFC 8305, aiohttp's).
+HAPPY_EYEBALLS_DELAY = 0.25
 
 
 class Answer(NamedTuple):
@@ -34,111 +40,182 @@ class NotPublic(OSError):
     """A guarded receiver's connection would reach an address the guard refuses."""
 
 
-def guarded_sockets(allowed):
-    """aiohttp's socket_factory for the endpoints' session: a socket to an address the guard
-    allows, else NotPublic. Every connection is judged on the address it connects to, an
-    address literal (which never passes through a resolver) as much as a resolved name."""
+class Route(NamedTuple):
+    """Where a receiver's URL leads: its origin (scheme, host, port) and the request's first
+    bytes, the same for every delivery to it."""
 
-    def socket_to(addr_info):
-        family, kind, proto, _name, address = addr_info
-        try:
-            why = guard.refusal(address[0], allowed)
-        except ValueError:  # not an address at all: nothing to connect to
-            why = f"{address[0]} is not an address"
-        if why:
-            raise NotPublic(errno.EACCES, why)
-        return socket.socket(family, kind, proto)
+    origin: tuple
+    host: str
+    port: int
+    tls: bool
+    head: bytes
 
-    return socket_to
+
+@functools.lru_cache(maxsize=PREPARED_ROUTES)
+def route(url):
+    """The Route of url: its request line, Host, User-Agent, Content-Type and the Basic
+    credentials its user name and password give."""
+    parsed = yarl.URL(url)
+    lines = [
+        f"POST {parsed.raw_path_qs} HTTP/1.1",
+        f"Host: {parsed.host_port_subcomponent}",
+        "User-Agent: plantstore",
+        "Content-Type: application/json",
+    ]
+    if parsed.raw_user or parsed.raw_password:
+        credentials = f"{parsed.user or ''}:{parsed.password or ''}".encode("latin-1")
+        lines.append(f"Authorization: Basic {base64.b64encode(credentials).decode()}")
+    head = ("\r\n".join(lines) + "\r\n").encode()
+    tls = parsed.scheme == "https"
+    return Route(
+        (parsed.scheme, parsed.raw_host, parsed.port), parsed.raw_host, parsed.port, tls, head
+    )
+
+
+def request(head, target, delivery_id, event, body, event_id=None):
+    """The bytes of one attempt after its route's head: signed at this attempt's time with
+    each of the target's keys (up to three during rotations' overlaps, the newest first), with
+    the event's id in the feed when it has one."""
+    timestamp = int(time.time())
+    signatures = " ".join(
+        standard_signature(key, delivery_id, timestamp, body) for key in target.keys
+    )
+    headers = (
+        f"X-Plantstore-Event: {event}\r\n"
+        f"X-Plantstore-Delivery: {delivery_id}\r\n"
+        f"X-Plantstore-Signature: {signature(target.keys[0], body)}\r\n"
+        f"webhook-id: {delivery_id}\r\n"
+        f"webhook-timestamp: {timestamp}\r\n"
+        f"webhook-signature: {signatures}\r\n"
+    )
+    if event_id is not None:
+        headers += f"Plantstore-Event-Id: {event_id}\r\n"
+    headers += f"Content-Length: {len(body)}\r\n\r\n"
+    return b"".join((head, headers.encode(), body))
 
 
 class Sender:
-    """Posts deliveries on two aiohttp sessions (the operator's receivers, and the guarded
-    endpoints): connections stay open per receiver, and ClientTimeout(total=timeout) ends an
-    attempt at its deadline however the answer trickles."""
+    """Posts deliveries on connections kept open per origin (connections.py), the operator's
+    receivers' apart from the guarded endpoints'; an attempt ends at its total deadline,
+    however the answer trickles."""
 
-    def __init__(self, timeout, connections, allowed):
-        self.trusted = self._session(timeout, connections, None)
-        self.guarded = self._session(timeout, connections, guarded_sockets(allowed))
-
-    @staticmethod
-    def _session(timeout, connections, socket_factory):
-        return aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=connections, socket_factory=socket_factory),
-            timeout=aiohttp.ClientTimeout(total=timeout),
-            headers={"User-Agent": "plantstore"},
-            # Only the status counts: the answer is never decoded.
-            auto_decompress=False,
-        )
-
-    @staticmethod
-    def headers(target, delivery_id, event, body, event_id=None):
-        """Every header of one attempt, signed at this attempt's time with each of the
-        target's keys (up to three during rotations' overlaps, the newest first), and the
-        event's id in the feed when it has one."""
-        timestamp = int(time.time())
-        headers = {
-            "Content-Type": "application/json",
-            "X-Plantstore-Event": event,
-            "X-Plantstore-Delivery": delivery_id,
-            "X-Plantstore-Signature": signature(target.keys[0], body),
-            "webhook-id": delivery_id,
-            "webhook-timestamp": str(timestamp),
-            "webhook-signature": " ".join(
-                standard_signature(key, delivery_id, timestamp, body) for key in target.keys
-            ),
-        }
-        if event_id is not None:
-            headers["Plantstore-Event-Id"] = event_id
-        return headers
+    def __init__(self, timeout, allowed):
+        self.timeout = timeout
+        self.allowed = allowed
+        self.pools = {}
+        self._tls = None
+        self._sweeper = None
 
     async def send(self, target, delivery_id, event, body, event_id=None):
         """Post body to target; its Answer. Once the status line and headers are in, the status
         decides it, however the body then comes."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        to = route(target.url)
+        data = request(to.head, target, delivery_id, event, body, event_id)
         try:
-            async with (self.guarded if target.guarded else self.trusted).post(
-                target.url,
-                data=body,
-                headers=self.headers(target, delivery_id, event, body, event_id),
-                allow_redirects=False,
-            ) as response:
-                status = response.status
-                wait = _retry_after(response) if status in ASKS_TO_WAIT else None
-                await _finish(response)
+            connection = self._pool(loop, to, target.guarded).take()
+            while True:
+                if connection is None:
+                    pool = self._pool(loop, to, target.guarded)
+                    connection = await self._connect(loop, pool, to, target.guarded, deadline)
+                try:
+                    status, retry_after = await connection.exchange(data, deadline)
+                    break
+                except Disconnected as closed:
+                    if not closed.retry:
+                        raise
+                    # Fresh: the other connections kept as long may have been closed too.
+                    connection = None
         except TimeoutError:
             return Answer("timeout")
-        except aiohttp.ClientError as error:
+        except OSError as error:  # BadAnswer and Disconnected among them
             return Answer(_describe(error))
         if 200 <= status < 300:
             return Answer(None, status)
+        wait = _retry_after(retry_after) if status in ASKS_TO_WAIT else None
         return Answer(f"HTTP {status}", status, wait)
+
+    def _pool(self, loop, to, guarded):
+        key = (guarded, to.origin)
+        pool = self.pools.get(key)
+        if pool is None:
+            pool = self.pools[key] = Pool(loop)
+            if self._sweeper is None:
+                self._sweeper = loop.call_later(KEEP_IDLE, self._sweep, loop)
+        return pool
+
+    def _sweep(self, loop):
+        # One timer for every idle connection: those idle past KEEP_IDLE close, empty pools go.
+        before = loop.time() - KEEP_IDLE
+        self.pools = {key: pool for key, pool in self.pools.items() if pool.expire(before)}
+        self._sweeper = loop.call_later(KEEP_IDLE, self._sweep, loop) if self.pools else None
+
+    async def _connect(self, loop, pool, to, guarded, deadline):
+        """A new connection to to's origin, opened by deadline."""
+        tls = self._context() if to.tls else None
+        pool.opening += 1
+        try:
+            async with asyncio.timeout_at(deadline):
+                infos = await loop.getaddrinfo(to.host, to.port, type=socket.SOCK_STREAM)
+                sock = await aiohappyeyeballs.start_connection(
+                    infos,
+                    happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY,
+                    interleave=1,
+                    socket_factory=self._guarded_socket if guarded else None,
+                )
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                _, connection = await loop.create_connection(
+                    lambda: Connection(pool),
+                    sock=sock,
+                    ssl=tls,
+                    # A trailing dot names the same host; certificates never hold it.
+                    server_hostname=to.host.rstrip(".") if tls else None,
+                )
+                return connection
+        finally:
+            pool.opening -= 1
+
+    def _guarded_socket(self, addr_info):
+        # Each address is judged as its socket is made, whether a name resolved to it or the
+        # URL held it as a literal, which never passes through a resolver.
+        family, kind, proto, _name, address = addr_info
+        why = refusal(address[0], self.allowed)
+        if why:
+            raise NotPublic(errno.EACCES, why)
+        return socket.socket(family, kind, proto)
+
+    def _context(self):
+        # Verified against the system's authorities, as a browser would: made once, when needed.
+        if self._tls is None:
+            self._tls = ssl.create_default_context()
+        return self._tls
 
     async def close(self):
         """Close every kept connection."""
-        await self.trusted.close()
-        await self.guarded.close()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
+        for pool in self.pools.values():
+            pool.close()
+        self.pools = {}
+        await asyncio.sleep(0)  # the loop's turn in which the aborted sockets close
 
 
-async def _finish(response):
-    # Keep the connection for the next delivery when the body can be read, else close it.
-    length = 0 if response.status in BODILESS else response.content_length
-    if length == 0:
-        return  # nothing to read: leaving the block gives the connection back
-    if length is None or length > KEEP_BODY_LIMIT:
-        response.close()
-        return
+def refusal(address, allowed):
+    """Why a guarded connection may not reach address, or None when it may."""
     try:
-        # Read within the deadline, so that the connection can carry the next one.
-        await response.read()
-    except (TimeoutError, aiohttp.ClientError):
-        # The status has answered already: a body late or broken costs only the connection.
-        response.close()
+        return guard.refusal(address, allowed)
+    except ValueError:  # not an address at all: nothing to connect to
+        return f"{address} is not an address"
 
 
-def _retry_after(response):
+def _retry_after(value):
     # Seconds, or an HTTP date (RFC 9110); None when absent or unreadable. ASCII digits only:
     # str.isdigit() takes "²", which float() refuses.
-    value = response.headers.get("Retry-After", "").strip()
+    if value is None:
+        return None
+    value = value.decode("latin-1").strip()
     if value.isascii() and value.isdigit():
         return float(value)
     try:
@@ -151,8 +228,16 @@ def _retry_after(response):
 
 
 def _describe(error):
-    # The reason only: aiohttp's own text may carry the URL, user name and password included.
-    reason = getattr(error, "os_error", None) or getattr(error, "strerror", None)
-    if isinstance(reason, OSError):
-        reason = reason.strerror or type(reason).__name__
-    return f"{type(error).__name__}: {reason}" if reason else type(error).__name__
+    # The reason only, never the URL (it may hold a user name and password), named as aiohttp's
+    # errors were before: operators' alerts and searches may read these texts.
+    if isinstance(error, (Disconnected, BadAnswer)):
+        return error.args[0]
+    if isinstance(error, ssl.SSLCertVerificationError):
+        kind = "ClientConnectorCertificateError"
+    elif isinstance(error, ssl.SSLError):
+        kind = "ClientConnectorSSLError"
+    elif isinstance(error, socket.gaierror):
+        kind = "ClientConnectorDNSError"
+    else:
+        kind = "ClientConnectorError"
+    return f"{kind}: {error.strerror}" if error.strerror else kind

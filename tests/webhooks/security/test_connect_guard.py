@@ -9,6 +9,7 @@ import socket
 import time
 
 import pytest
+from sender_helpers import OK, attempts
 
 from app.webhooks.worker.sender import Answer, Sender
 from app.webhooks.worker.targets import Target
@@ -35,7 +36,7 @@ def rebound(monkeypatch):
             raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (bound[-1], port))]
 
-    # The event loop's resolver (aiohttp's ThreadedResolver) calls socket.getaddrinfo.
+    # asyncio's loop.getaddrinfo, which the sender resolves with, calls socket.getaddrinfo.
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     return bound.append
 
@@ -44,7 +45,7 @@ def attempt(url, guarded, allowed):
     """One attempt to url on a new Sender; its Answer and how long it took."""
 
     async def send():
-        sender = Sender(2, 4, allowed)
+        sender = Sender(2, allowed)
         target = Target(url, "receiver", (b"k",), guarded)
         try:
             return await sender.send(target, "d0", "plant.created", b"{}")
@@ -54,6 +55,16 @@ def attempt(url, guarded, allowed):
     started = time.monotonic()
     answer = asyncio.run(send())
     return answer, time.monotonic() - started
+
+
+def test_an_endpoint_never_takes_a_connection_the_operator_s_receiver_kept(scripted):
+    # The same origin, first as the operator's receiver (not guarded), then as an endpoint.
+    receiver = scripted(lambda number: OK)
+    sends = [(receiver.url, False), (receiver.url, True)]
+    [(trusted, _), (guarded, took)] = asyncio.run(attempts(sends))
+    assert (trusted, guarded) == (Answer(None, 200), Answer(REFUSED))
+    assert took < REFUSED_WITHIN
+    assert len(receiver.requests) == 1
 
 
 def rebound_url(receiver):

@@ -44,7 +44,7 @@ def answers(url, count):
     """The Answers of count attempts to url, one after the other on one Sender."""
 
     async def attempts():
-        sender = Sender(2, 4, [])
+        sender = Sender(2, [])
         target = Target(url, "receiver", (b"k",), False)
         try:
             return [

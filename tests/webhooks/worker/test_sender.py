@@ -1,18 +1,12 @@
 """One attempt of the sender against a receiver on the wire, in process: once the status line
 and headers are in, the status is the answer, however the body then comes."""
 
-import asyncio
-import time
-
 import pytest
+from sender_helpers import MARGIN, TIMEOUT, send
 
-from app.webhooks.worker.sender import Answer, Sender
-from app.webhooks.worker.targets import Target
+from app.webhooks.worker.sender import Answer
 from harness.receivers import TricklingBodyReceiver
 
-TIMEOUT = 1
-# What a busy machine may add to the deadline before send returns.
-MARGIN = 1
 # A body of ten bytes, one every half second: five seconds, far past the deadline.
 INTERVAL = 0.5
 
@@ -29,26 +23,6 @@ def make_trickler():
     yield make
     for each in made:
         each.close()
-
-
-def send(url, times=1):
-    """The Answer of each of times attempts to url, one after the other on one Sender, and how
-    long each took."""
-
-    async def attempts():
-        sender = Sender(TIMEOUT, 4, [])
-        target = Target(url, "receiver", (b"k",), False)
-        try:
-            timed = []
-            for number in range(times):
-                started = time.monotonic()
-                answer = await sender.send(target, f"delivery-{number}", "plant.created", b"{}")
-                timed.append((answer, time.monotonic() - started))
-            return timed
-        finally:
-            await sender.close()
-
-    return asyncio.run(attempts())
 
 
 def test_a_2xx_whose_body_trickles_past_the_deadline_is_delivered(make_trickler):
