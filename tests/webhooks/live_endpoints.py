@@ -47,6 +47,13 @@ class Admin:
         """POST /webhooks; the new endpoint, its secret included."""
         return self.call("POST", "/webhooks", {"url": url, **fields}, 201).json()
 
+    def subscribe(self, receiver, **fields):
+        """register() receiver's URL; the new endpoint, whose secret the receiver now verifies
+        every request with."""
+        endpoint = self.register(receiver.url, **fields)
+        receiver.verify_with(endpoint["secret"])
+        return endpoint
+
     def patch(self, endpoint_id, **fields):
         """PATCH /webhooks/{id}; the endpoint as it now is."""
         return self.call("PATCH", f"/webhooks/{endpoint_id}", fields).json()

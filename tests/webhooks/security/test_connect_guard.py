@@ -9,10 +9,9 @@ import socket
 import time
 
 import pytest
-from sender_helpers import OK, attempts
+from sender_helpers import OK, attempts, send
 
-from app.webhooks.worker.sender import Answer, Sender
-from app.webhooks.worker.targets import Target
+from app.webhooks.worker.sender import Answer
 from harness.processes import wait_for
 
 # Reserved (RFC 6761): it resolves nowhere, but where the test's resolver says.
@@ -41,22 +40,6 @@ def rebound(monkeypatch):
     return bound.append
 
 
-def attempt(url, guarded, allowed):
-    """One attempt to url on a new Sender; its Answer and how long it took."""
-
-    async def send():
-        sender = Sender(2, allowed)
-        target = Target(url, "receiver", (b"k",), guarded)
-        try:
-            return await sender.send(target, "d0", "plant.created", b"{}")
-        finally:
-            await sender.close()
-
-    started = time.monotonic()
-    answer = asyncio.run(send())
-    return answer, time.monotonic() - started
-
-
 def test_an_endpoint_never_takes_a_connection_the_operator_s_receiver_kept(scripted):
     # The same origin, first as the operator's receiver (not guarded), then as an endpoint.
     receiver = scripted(lambda number: OK)
@@ -75,7 +58,7 @@ def rebound_url(receiver):
 def test_a_name_rebound_to_loopback_is_refused_at_connect_time(make_receiver, rebound):
     receiver = make_receiver()
     rebound("127.0.0.1")
-    answer, took = attempt(rebound_url(receiver), guarded=True, allowed=())
+    [(answer, took)] = send(rebound_url(receiver), guarded=True)
     assert answer == Answer(REFUSED)
     assert took < REFUSED_WITHIN
     assert receiver.requests == []
@@ -84,7 +67,7 @@ def test_a_name_rebound_to_loopback_is_refused_at_connect_time(make_receiver, re
 def test_a_name_rebound_inside_the_allowed_networks_is_reached(make_receiver, rebound):
     receiver = make_receiver()
     rebound("127.0.0.1")
-    answer, _ = attempt(rebound_url(receiver), guarded=True, allowed=LOOPBACK)
+    [(answer, _)] = send(rebound_url(receiver), guarded=True, allowed=LOOPBACK)
     assert answer == Answer(None, 200)
     assert len(receiver.requests) == 1
 
@@ -92,7 +75,7 @@ def test_a_name_rebound_inside_the_allowed_networks_is_reached(make_receiver, re
 def test_the_operator_s_receivers_are_not_guarded(make_receiver, rebound):
     receiver = make_receiver()
     rebound("127.0.0.1")
-    answer, _ = attempt(rebound_url(receiver), guarded=False, allowed=())
+    [(answer, _)] = send(rebound_url(receiver))
     assert answer == Answer(None, 200)
     assert len(receiver.requests) == 1
 

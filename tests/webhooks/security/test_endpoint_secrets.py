@@ -90,8 +90,7 @@ def test_secrets_are_stored_sealed_with_the_first_key_and_read_with_any(
     old, new = Fernet.generate_key().decode(), Fernet.generate_key().decode()
     receiver = make_receiver()
     server, admin, start = app_stack(WEBHOOK_KEYS=old)
-    endpoint = admin.register(receiver.url)
-    receiver.verify_with(endpoint["secret"])
+    endpoint = admin.subscribe(receiver)
     engine = create_engine(database_url)
     with engine.connect() as conn:
         stored = conn.execute(

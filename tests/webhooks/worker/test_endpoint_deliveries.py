@@ -66,8 +66,7 @@ def test_every_event_type_goes_from_gunicorn_to_its_endpoint(
     receiver = make_receiver()
     server = live_server(database_url, **environment(ENDPOINT_SETTINGS))
     admin = Admin(server, issue_admin_token(database_url))
-    endpoint = admin.register(receiver.url)
-    receiver.verify_with(endpoint["secret"])
+    admin.subscribe(receiver)
     # The worker's process is not the point here (the kill -9 cases start one): gunicorn is.
     with running(make_app(**ENDPOINT_SETTINGS)):
         assert server.request("POST", "/plants", {"id": 1, "name": "Fern"}).status == 200
@@ -112,8 +111,7 @@ def test_an_endpoint_gets_only_the_changes_made_while_it_is_registered_and_enabl
     receiver = make_receiver()
     server, admin, start = app_stack()
     server.request("POST", "/plants", {"id": 1, "name": "Before"})
-    endpoint = admin.register(receiver.url)
-    receiver.verify_with(endpoint["secret"])
+    endpoint = admin.subscribe(receiver)
     admin.patch(endpoint["id"], enabled=False)
     server.request("POST", "/plants", {"id": 2, "name": "While disabled"})
     admin.patch(endpoint["id"], enabled=True)
@@ -202,8 +200,7 @@ def test_a_disabled_endpoint_s_delivered_rows_still_go_after_the_retention(
     retention = 2
     receiver = make_receiver()
     server, admin, start = app_stack(WEBHOOK_RETENTION=retention)
-    endpoint = admin.register(receiver.url)
-    receiver.verify_with(endpoint["secret"])
+    endpoint = admin.subscribe(receiver)
     start()
     server.request("POST", "/plants", {"id": 1, "name": "Fern"})
     wait_for(lambda: statuses(admin.deliveries(endpoint["id"])) == ["delivered"], 30, "delivery")

@@ -31,8 +31,7 @@ def logged(log, endpoint_id):
 def test_an_endpoint_that_answers_410_is_disabled_at_once(app_stack, make_receiver):
     receiver = make_receiver(status=410)
     server, admin, start = app_stack()
-    endpoint = admin.register(receiver.url)
-    receiver.verify_with(endpoint["secret"])
+    endpoint = admin.subscribe(receiver)
     for plant_id in range(5):
         server.request("POST", "/plants", {"id": plant_id, "name": "Fern"})
     workers = start()
@@ -142,8 +141,7 @@ def test_an_endpoint_failing_for_disable_after_is_disabled_at_its_next_failure(
     server, admin, start = app_stack(
         WEBHOOK_DISABLE_AFTER=1, WEBHOOK_MAX_ATTEMPTS=50, WEBHOOK_RETRY_MAX_DELAY=0.3
     )
-    endpoint = admin.register(receiver.url)
-    receiver.verify_with(endpoint["secret"])
+    endpoint = admin.subscribe(receiver)
     start()
     server.request("POST", "/plants", {"id": 1, "name": "Fern"})
     wait_for(lambda: not admin.get(endpoint["id"])["enabled"], 30, "the endpoint disabled")
@@ -163,8 +161,7 @@ def test_kill_9_of_the_worker_never_leaves_a_disabled_endpoint_with_pending_deli
 ):
     receiver = make_receiver(status=410)
     server, admin, start = endpoint_stack(WEBHOOK_MAX_ATTEMPTS=10)
-    endpoint = admin.register(receiver.url)
-    receiver.verify_with(endpoint["secret"])
+    endpoint = admin.subscribe(receiver)
     for plant_id in range(20):
         server.request("POST", "/plants", {"id": plant_id, "name": "Fern"})
 

@@ -15,8 +15,7 @@ FIRST_ANSWER_DELAY = 2
 def test_resend_sends_a_delivered_delivery_again_under_its_id(app_stack, make_receiver):
     receiver = make_receiver()
     server, admin, start = app_stack()
-    endpoint = admin.register(receiver.url)
-    receiver.verify_with(endpoint["secret"])
+    endpoint = admin.subscribe(receiver)
     start()
     server.request("POST", "/plants", {"id": 1, "name": "Fern"})
     wait_for(lambda: statuses(admin.deliveries(endpoint["id"])) == ["delivered"], 30, "delivery")

@@ -22,8 +22,7 @@ def test_retry_after_on_a_503_puts_the_next_attempt_off(app_stack, make_receiver
     wait = 2
     value = str(wait) if form == "seconds" else None
     server, admin, start = app_stack()
-    endpoint = admin.register(receiver.url)
-    receiver.verify_with(endpoint["secret"])
+    endpoint = admin.subscribe(receiver)
     start()
     due = None  # when an HTTP date falls, on the receiver's monotonic clock
     if value is None:  # an HTTP date has whole seconds: one more, so it is at least wait away
@@ -43,8 +42,7 @@ def test_retry_after_is_capped_an_hour_past_the_backoff(app_stack, make_receiver
     receiver = make_receiver()
     receiver.script = [(429, {"Retry-After": str(10 * 3600)})]
     server, admin, start = app_stack()
-    endpoint = admin.register(receiver.url)
-    receiver.verify_with(endpoint["secret"])
+    endpoint = admin.subscribe(receiver)
     start()
     server.request("POST", "/plants", {"id": 1, "name": "Fern"})
     wait_for(lambda: admin.newest(endpoint["id"]).get("last_attempt_at"), 30, "an attempt")

@@ -1,19 +1,18 @@
 """The retry rule on its own (worker/retries.py), and the Retry-After the sender reads off a real
 receiver's answer: no database."""
 
-import asyncio
 import datetime
 import email.utils
 
 import pytest
+from sender_helpers import answers, send
 
 from app import create_app
 from app.database import utcnow
 from app.webhooks import settings
 from app.webhooks.tables.records import Delivery
 from app.webhooks.worker.retries import RETRY_AFTER_CAP, Retries
-from app.webhooks.worker.sender import Answer, Sender
-from app.webhooks.worker.targets import Target
+from app.webhooks.worker.sender import Answer
 
 FAILED = Answer("HTTP 500", 500)
 # Samples of each jittered delay: a schedule off by a doubling misses its range in all of them.
@@ -38,22 +37,6 @@ def delay_of(rule, attempts, answer=FAILED):
         "claim",
     )
     return (outcome.retry_at - after).total_seconds(), (outcome.retry_at - before).total_seconds()
-
-
-def answers(url, count):
-    """The Answers of count attempts to url, one after the other on one Sender."""
-
-    async def attempts():
-        sender = Sender(2, [])
-        target = Target(url, "receiver", (b"k",), False)
-        try:
-            return [
-                await sender.send(target, f"d{n}", "plant.created", b"{}") for n in range(count)
-            ]
-        finally:
-            await sender.close()
-
-    return asyncio.run(attempts())
 
 
 def test_the_backoff_doubles_from_the_retry_delay_up_to_its_most_with_jitter():
@@ -104,7 +87,7 @@ def test_the_sender_reads_retry_after_in_seconds_and_as_an_http_date(make_receiv
         (503, {"Retry-After": http_date(-600)}),  # a date past: due at once
         (500, {"Retry-After": "120"}),  # only a 429 or a 503 asks to wait
     ]
-    seconds, dated, past, other = answers(receiver.url, 4)
+    seconds, dated, past, other = answers(send(receiver.url, times=4))
     assert seconds == Answer("HTTP 503", 503, 120.0)
     assert (dated.error, dated.status) == ("HTTP 429", 429)
     assert 600 - 5 <= dated.retry_after <= 600  # HTTP dates are in whole seconds
@@ -126,5 +109,5 @@ UNREADABLE = [
 def test_an_unreadable_retry_after_is_ignored(make_receiver, value):
     receiver = make_receiver()
     receiver.script = [(503, {"Retry-After": value})]
-    (answer,) = answers(receiver.url, 1)
+    (answer,) = answers(send(receiver.url))
     assert answer == Answer("HTTP 503", 503, None)

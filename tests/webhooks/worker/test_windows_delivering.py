@@ -83,8 +83,7 @@ def test_a_receiver_that_answers_then_times_out_falls_back_at_once(app_stack, fa
 def test_a_deleted_endpoint_s_window_leaves_metrics(app_stack, make_receiver):
     receiver = make_receiver()
     server, admin, start = app_stack()
-    endpoint = admin.register(receiver.url)
-    receiver.verify_with(endpoint["secret"])
+    endpoint = admin.subscribe(receiver)
     start()
     server.request("POST", "/plants", {"id": 1, "name": "Fern"})
     wait_for(lambda: window_of(server, endpoint["id"]) > 0, 30, "the endpoint's window")
