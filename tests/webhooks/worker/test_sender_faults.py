@@ -4,6 +4,7 @@ TLS, verified against the trusted authorities."""
 
 import socket
 import ssl
+import time
 
 import pytest
 import trustme
@@ -93,5 +94,20 @@ def test_a_tls_handshake_that_hangs_ends_at_the_deadline():
         [(answer, took)] = send(receiver.url.replace("http://", "https://"))
     finally:
         receiver.close()
+    assert answer == Answer("timeout")
+    assert TIMEOUT <= took < TIMEOUT + MARGIN
+
+
+def test_a_resolver_that_hangs_ends_the_attempt_at_the_deadline(monkeypatch):
+    # The name's lookup answers only after the deadline: the attempt does not wait for it.
+    real = socket.getaddrinfo
+
+    def slow(host, *args, **kwargs):
+        if host == "slow.invalid":
+            time.sleep(TIMEOUT + MARGIN)
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", slow)
+    [(answer, took)] = send("http://slow.invalid/hook")
     assert answer == Answer("timeout")
     assert TIMEOUT <= took < TIMEOUT + MARGIN
