@@ -41,10 +41,9 @@ class NotPublic(OSError):
 
 
 class Route(NamedTuple):
-    """Where a receiver's URL leads: its origin (scheme, host, port) and the request's first
-    bytes, the same for every delivery to it."""
+    """Where a receiver's URL leads: its origin (host, port, and whether over TLS) and the
+    request's first bytes, the same for every delivery to it."""
 
-    origin: tuple
     host: str
     port: int
     tls: bool
@@ -66,10 +65,7 @@ def route(url):
         credentials = f"{parsed.user or ''}:{parsed.password or ''}".encode("latin-1")
         lines.append(f"Authorization: Basic {base64.b64encode(credentials).decode()}")
     head = ("\r\n".join(lines) + "\r\n").encode()
-    tls = parsed.scheme == "https"
-    return Route(
-        (parsed.scheme, parsed.raw_host, parsed.port), parsed.raw_host, parsed.port, tls, head
-    )
+    return Route(parsed.raw_host, parsed.port, parsed.scheme == "https", head)
 
 
 def request(head, target, delivery_id, event, body, event_id=None):
@@ -137,7 +133,7 @@ class Sender:
         return Answer(f"HTTP {status}", status, wait)
 
     def _pool(self, loop, to, guarded):
-        key = (guarded, to.origin)
+        key = (guarded, to.host, to.port, to.tls)
         pool = self.pools.get(key)
         if pool is None:
             pool = self.pools[key] = Pool(loop)
