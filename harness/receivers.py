@@ -1,5 +1,6 @@
 """Webhook receivers that misbehave on the wire: one that hangs, one that trickles its answer,
-one that trickles only its body, one that answers from a script, one that speaks first."""
+one that trickles only its body, one that answers from a script, one that speaks first, one
+whose answer never ends, and one that answers before it has read the request."""
 
 import contextlib
 import itertools
@@ -15,11 +16,13 @@ class _RawReceiver:
     ``attempts`` holds, per connection, when it opened and when the client gave it up.
     """
 
-    def __init__(self):
+    def __init__(self, host="127.0.0.1"):
         self.attempts = []
         self._stop = threading.Event()
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}/hook"
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.server = socket.create_server((host, 0), family=family)
+        shown = f"[{host}]" if family == socket.AF_INET6 else host
+        self.url = f"http://{shown}:{self.server.getsockname()[1]}/hook"
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self):
@@ -110,12 +113,12 @@ class ScriptedReceiver(_RawReceiver):
     of the answer to a connection's request number (0 first), or None to close it unanswered.
     tls, an ssl.SSLContext, serves https. ``requests`` holds (connection, number, bytes)."""
 
-    def __init__(self, answer, tls=None):
+    def __init__(self, answer, tls=None, host="127.0.0.1"):
         self.answer = answer
         self.tls = tls
         self.requests = []
         self._connections = itertools.count()
-        super().__init__()
+        super().__init__(host)
         if tls is not None:
             self.url = self.url.replace("http://", "https://")
 
@@ -172,3 +175,43 @@ class GreetingReceiver(_RawReceiver):
         """Greet, then close."""
         with contextlib.suppress(OSError):  # the client may be gone already
             conn.sendall(self.greeting)
+
+
+class EndlessReceiver(_RawReceiver):
+    """Reads the request, sends head, then filler and more filler until the client closes: a
+    header, a trailer or a body without end, as head leaves off."""
+
+    def __init__(self, head, filler=b"a" * 16384):
+        self.head = head
+        self.filler = filler
+        super().__init__()
+
+    def serve(self, conn):
+        """Answer without end."""
+        try:
+            _read_request(conn.makefile("rb"))
+            conn.sendall(self.head)
+            while not self._stop.is_set():
+                conn.sendall(self.filler)
+        except OSError:  # the client closed
+            pass
+
+
+class EarlyAnswerReceiver(_RawReceiver):
+    """Reads a request's head alone, answers it, and reads nothing more: as a receiver that
+    refuses a body before it comes (a 413, say). ``heads`` holds each connection's first line."""
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.heads = []
+        super().__init__()
+
+    def serve(self, conn):
+        """Answer after the head; leave the body unread until the receiver closes."""
+        reader = conn.makefile("rb")
+        with contextlib.suppress(OSError):
+            self.heads.append(reader.readline())
+            while reader.readline() not in (b"\r\n", b""):
+                pass
+            conn.sendall(self.answer)
+            self._stop.wait()

@@ -27,6 +27,9 @@ DEFAULTS = {
     # Endpoints registered through the API: CIDRs they may reach although not public; how many
     # at most; seconds an old secret still signs; seconds of failures before one is disabled.
     "WEBHOOK_ALLOWED_NETWORKS": "",
+    # Name servers (IP, or IP:port) the worker asks for receivers' addresses: the system's when
+    # empty.
+    "WEBHOOK_NAMESERVERS": "",
     "WEBHOOK_MAX_ENDPOINTS": 100,
     "WEBHOOK_SECRET_OVERLAP": 24 * 3600,
     "WEBHOOK_DISABLE_AFTER": 5 * 24 * 3600,
@@ -61,6 +64,7 @@ class WebhookSettings:
     retention: float
     retention_batch: int
     allowed_networks: tuple
+    nameservers: tuple
     max_endpoints: int
     secret_overlap: float
     disable_after: float
@@ -108,6 +112,7 @@ def check(config):
     ):
         require_seconds(config, key)
     config["WEBHOOK_ALLOWED_NETWORKS"] = _networks(config["WEBHOOK_ALLOWED_NETWORKS"])
+    config["WEBHOOK_NAMESERVERS"] = _nameservers(config["WEBHOOK_NAMESERVERS"])
     config["WEBHOOK_KEYS"] = _fernet_keys(config["WEBHOOK_KEYS"])
     config["WEBHOOK_URLS"] = _webhook_urls(config["WEBHOOK_URLS"])
     if config["WEBHOOK_URLS"] and not config["WEBHOOK_SECRET"]:
@@ -149,6 +154,32 @@ def _networks(value):
                 "PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS", "comma-separated CIDRs", value
             ) from None
     return tuple(networks)
+
+
+def _nameservers(value):
+    servers = split_list(value, "WEBHOOK_NAMESERVERS")
+    if not all(_nameserver_ok(server) for server in servers):
+        raise invalid(
+            "PLANTSTORE_WEBHOOK_NAMESERVERS",
+            "comma-separated IP addresses, each with :port if not 53 ([IPv6]:port)",
+            value,
+        )
+    return tuple(servers)
+
+
+def _nameserver_ok(server):
+    # c-ares's own forms: an address, or an address and a port.
+    try:
+        ipaddress.ip_address(server)
+        return True
+    except ValueError:
+        pass
+    try:
+        parts = urlsplit(f"//{server}")
+        ipaddress.ip_address(parts.hostname or "")
+        return bool(parts.port)
+    except ValueError:
+        return False
 
 
 def _fernet_keys(value):

@@ -8,6 +8,7 @@ from helpers import TOKEN
 from in_process import Stack
 from live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
 from liveserver import environment
+from name_servers import NameServer
 from receiver import Receiver
 from webhook_helpers import SECRET
 
@@ -114,13 +115,21 @@ def make_receiver():
 
 
 @pytest.fixture
+def name_server():
+    """A name server of the test's own (name_servers.py), stopped after it."""
+    server = NameServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
 def scripted():
-    """make(answer, tls=None): a ScriptedReceiver (harness/receivers.py) for the test, closed
-    after it."""
+    """make(answer, tls=None, host="127.0.0.1"): a ScriptedReceiver (harness/receivers.py)
+    for the test, closed after it."""
     made = []
 
-    def make(answer, tls=None):
-        made.append(ScriptedReceiver(answer, tls))
+    def make(answer, tls=None, host="127.0.0.1"):
+        made.append(ScriptedReceiver(answer, tls, host))
         return made[-1]
 
     yield make

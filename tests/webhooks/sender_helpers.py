@@ -1,8 +1,11 @@
-"""The sender's attempts as the worker makes them, one after the other on one Sender, against
-receivers on the wire; and the raw answers those receivers give."""
+"""The sender's attempts as the worker makes them, on uvloop's loop as the worker runs, one
+after the other or all at once on one Sender, against receivers on the wire; and the raw answers
+those receivers give."""
 
 import asyncio
 import time
+
+import uvloop
 
 from app.webhooks.worker.sender import Sender
 from app.webhooks.worker.targets import Target
@@ -13,25 +16,49 @@ MARGIN = 1
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 
 
-def send(url, times=1, guarded=False, allowed=()):
+def send(url, times=1, guarded=False, allowed=(), nameservers=(), body=b"{}"):
     """[(Answer, seconds)] of times attempts to url, one after the other on one Sender."""
-    return asyncio.run(attempts([(url, guarded)] * times, allowed))
+    return uvloop.run(attempts([(url, guarded)] * times, allowed, nameservers, body))
 
 
-async def attempts(sends, allowed=()):
+async def attempts(sends, allowed=(), nameservers=(), body=b"{}"):
     """[(Answer, seconds)] of an attempt to each (url, guarded) of sends, in order, on one
     Sender that is closed after them."""
-    sender = Sender(TIMEOUT, list(allowed))
+    sender = Sender(TIMEOUT, list(allowed), nameservers)
     timed = []
     try:
         for number, (url, guarded) in enumerate(sends):
-            target = Target(url, "receiver", (b"k",), guarded)
-            started = time.monotonic()
-            answer = await sender.send(target, f"delivery-{number}", "plant.created", b"{}")
-            timed.append((answer, time.monotonic() - started))
+            timed.append(await _timed(sender, url, guarded, number, body))
     finally:
         await sender.close()
     return timed
+
+
+def at_once(urls, nameservers=()):
+    """[(Answer, seconds)] of an attempt to each of urls, all begun together on one Sender."""
+
+    async def together():
+        sender = Sender(TIMEOUT, [], nameservers)
+        try:
+            sends = (_timed(sender, url, False, n, b"{}") for n, url in enumerate(urls))
+            return await asyncio.gather(*sends)
+        finally:
+            await sender.close()
+
+    return uvloop.run(together())
+
+
+async def _timed(sender, url, guarded, number, body):
+    target = Target(url, "receiver", (b"k",), guarded)
+    started = time.monotonic()
+    answer = await sender.send(target, f"delivery-{number}", "plant.created", body)
+    return answer, time.monotonic() - started
+
+
+def at_deadline(took):
+    """Whether an attempt that took this long ended at its deadline: libuv's loop reads its
+    clock once a turn, in milliseconds, so a deadline may fire up to 2 ms early by ours."""
+    return TIMEOUT - 0.002 <= took < TIMEOUT + MARGIN
 
 
 def answers(timed):

@@ -58,6 +58,8 @@ def _url(value):
             host.encode("idna")  # what resolving it will do
     except ValueError:
         raise ValidationError("Not a valid URL: its host is not a valid name.") from None
+    if "%" in host:  # RFC 6874: a zone names an interface of the host that connects
+        raise ValidationError("Must not name an IPv6 zone: it is an interface of one host.")
 
 
 def _declared(name):

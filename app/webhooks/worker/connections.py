@@ -1,6 +1,11 @@
 """Kept-alive HTTP/1.1 connections to the receivers: one asyncio protocol each, which writes a
-prepared request and reads its answer with llhttp's parser (httptools), and a pool of idle ones
-per origin. No task and no stream: the parser's callbacks settle the attempt's future."""
+prepared request and reads its answer with llhttp's parser (httptools), as lenient as aiohttp's,
+kept in a pool per origin (pools.py). No task and no stream: the parser's callbacks settle the
+attempt's future.
+
+A connection carries the next request only when this one was written whole and its answer read
+whole, with nothing after it (h11's and httpcore's rule): bytes that come with no attempt in
+flight, or after an answer, close it, so that no answer is ever read as another request's."""
 
 import asyncio
 
@@ -8,27 +13,34 @@ import httptools
 
 # Largest answer body read to keep the connection for the next delivery; a longer one closes it.
 KEEP_BODY_LIMIT = 64 * 1024
-# Seconds an idle connection is kept (aiohttp's default): a receiver quiet for longer reconnects.
-KEEP_IDLE = 15
+# Largest head of an answer (status line, headers, trailers): a longer one fails the attempt.
+HEAD_LIMIT = 64 * 1024
+# The leniencies aiohttp's response parser turns on in llhttp, and no other.
+AIOHTTP_LENIENCIES = {
+    "lenient_headers": True,
+    "lenient_optional_cr_before_lf": True,
+    "lenient_spaces_after_chunk_size": True,
+}
 
 
 class Disconnected(ConnectionError):
-    """The connection ended before the answer's status: retry when it had carried a request
-    before and nothing of this answer came (the receiver closed it while idle), so that the
-    request goes again on a fresh connection without counting as an attempt."""
+    """The connection ended before the answer's status."""
 
-    def __init__(self, retry, reason=None):
+    def __init__(self, reason=None):
         # Named as aiohttp named them: operators' alerts may read these texts.
         why = getattr(reason, "strerror", None)
         super().__init__(f"ClientOSError: {why}" if why else "ServerDisconnectedError")
-        self.retry = retry
 
 
 class BadAnswer(ConnectionError):
-    """What came back is not an HTTP/1.x answer."""
+    """What came back is not an HTTP/1.x answer, or its head is too long."""
 
-    def __init__(self):
-        super().__init__("ClientResponseError")
+    def __init__(self, why=None):
+        super().__init__(f"ClientResponseError: {why}" if why else "ClientResponseError")
+
+
+class Stray(Exception):
+    """An answer begins after the final one: the parser stops before reading it."""
 
 
 class Connection(asyncio.Protocol):
@@ -40,14 +52,13 @@ class Connection(asyncio.Protocol):
     def __init__(self, pool):
         self.pool = pool
         self.transport = None
-        self.parser = httptools.HttpResponseParser(self)
+        self.parser = None
         self.answer = None
         self.deadline = 0.0
         self.timer = None
-        self.carried = 0
-        self.received = False
         self.status = self.retry_after = None
-        self.body = 0
+        self.body = self.head = self.unread = 0
+        self.progressed = self.complete = self.stray = False
         self.idle_since = 0.0
 
     def connection_made(self, transport):
@@ -59,12 +70,15 @@ class Connection(asyncio.Protocol):
         """Write request; a future of (status, Retry-After's bytes or None), failed with
         TimeoutError at deadline (the loop's time), Disconnected or BadAnswer."""
         if self.transport is None:  # closed by the receiver as soon as it opened
-            raise Disconnected(False)
+            raise Disconnected()
         loop = self.pool.loop
+        # A parser of its own for each answer: nothing of the last one is carried into it.
+        self.parser = httptools.HttpResponseParser(self)
+        self.parser.set_dangerous_leniencies(**AIOHTTP_LENIENCIES)
         self.answer = loop.create_future()
         self.status = self.retry_after = None
-        self.body, self.received = 0, False
-        self.carried += 1
+        self.body = self.head = self.unread = 0
+        self.complete = self.stray = False
         self.deadline = deadline
         if self.timer is None:
             self.timer = loop.call_at(deadline, self._expire)
@@ -76,46 +90,84 @@ class Connection(asyncio.Protocol):
         if self.answer is None:
             self.close()  # bytes nobody asked for: what follows cannot be trusted
             return
-        self.received = True
+        self.progressed = False
         try:
-            self.parser.feed_data(data)
-        except httptools.HttpParserUpgrade:
-            self._settle(BadAnswer())  # a protocol switched to: no more HTTP on it
-        except httptools.HttpParserError:
-            self._settle(BadAnswer())
+            self._feed(data)
+        except (httptools.HttpParserError, httptools.HttpParserUpgrade):  # no HTTP after it
+            if not self.complete:
+                self._settle(BadAnswer())
+                return
+            self.stray = True  # bytes after the answer
+        if self.answer is None:
+            return  # settled as it was read: the connection is closed
+        # Bytes that ended no line and no piece of body wait in the parser: counted, so that a
+        # head without end fails before it costs the worker its memory.
+        self.unread = 0 if self.progressed else self.unread + len(data)
+        if self.head + self.unread > HEAD_LIMIT:
+            self._fail(BadAnswer(f"the answer's head is over {HEAD_LIMIT} bytes"))
+        elif self.complete:
+            self._finish()
+
+    def _feed(self, data):
+        # llhttp passes over a CR or LF that follows an answer, unseen: a last byte that is one
+        # goes alone, so that the bytes before it tell whether the answer had ended.
+        if len(data) > 1 and data[-1] in b"\r\n":
+            view = memoryview(data)
+            self.parser.feed_data(view[:-1])
+            if self.complete:
+                self.stray = True
+                return
+            data = view[-1:]
+        self.parser.feed_data(data)
+
+    def on_message_begin(self):
+        """llhttp: an answer starts; after the final one, a stray stops the parser at once."""
+        self.progressed = True
+        if self.complete:
+            raise Stray()
+
+    def on_status(self, reason):
+        """llhttp: the status line, whole."""
+        self.progressed = True
+        self.head += len(reason) + len(b"HTTP/1.1 200 \r\n")
 
     def on_header(self, name, value):
-        """llhttp: one header of the answer, whole."""
-        if len(name) == 11 and name.lower() == b"retry-after":
-            self.retry_after = value
+        """llhttp: one header of the answer, or of its trailers, whole."""
+        self.progressed = True
+        self.head += len(name) + len(value) + 4
+        # The first, as aiohttp reads it; a trailer never changes what the head said.
+        if self.status is None and len(name) == 11 and name.lower() == b"retry-after":
+            self.retry_after = self.retry_after or value
 
     def on_headers_complete(self):
-        """llhttp: the status is in; a body that can only end with the connection is not
-        waited for."""
-        if self.answer is None:
-            self.close()  # a second answer to one request
-            return
+        """llhttp: the status is in; the body of an answer that ends its connection is not
+        waited for. HTTP/1.0 ends it, whatever it says (h11's rule)."""
+        self.progressed = True
         status = self.parser.get_status_code()
         if 100 <= status < 200 and status != 101:
             self.retry_after = None  # informational: the answer follows
             return
         self.status = status
-        if not self.parser.should_keep_alive():
+        if not self.parser.should_keep_alive() or self.parser.get_http_version() != "1.1":
             self._settle(None)
 
     def on_body(self, body):
         """llhttp: a piece of the body, counted only."""
+        self.progressed = True
         self.body += len(body)
         if self.body > KEEP_BODY_LIMIT:
             self._settle(None)
 
+    def on_chunk_header(self):
+        """llhttp: a chunk's size line, whole."""
+        self.progressed = True
+
     def on_message_complete(self):
-        """llhttp: the answer's end; the connection carries the next delivery."""
-        if self.answer is None or self.status is None:
-            return  # an informational answer's end, or an attempt already settled
-        self.answer.set_result((self.status, self.retry_after))
-        self.answer = None
-        self.pool.give_back(self)
+        """llhttp: an answer's end; the final one's decides the attempt once the bytes that
+        came with it are read."""
+        self.progressed = True
+        if self.status is not None and self.answer is not None:
+            self.complete = True
 
     def connection_lost(self, exc):
         """asyncio: closed, by either side."""
@@ -124,13 +176,23 @@ class Connection(asyncio.Protocol):
         if self.timer is not None:
             self.timer.cancel()
             self.timer = None
-        self._settle(Disconnected(self.carried > 1 and not self.received, exc))
+        self._settle(Disconnected(exc))
 
     def close(self):
         """Close it now: an unread body or a deadline passed leaves it unfit for another."""
         if self.transport is not None:
             self.transport.abort()
             self.transport = None
+
+    def _finish(self):
+        # The answer is whole: the connection carries the next request only if nothing came
+        # after it and the request was written whole (an early answer may leave some unsent).
+        answer, self.answer = self.answer, None
+        answer.set_result((self.status, self.retry_after))
+        if self.stray or self.transport.get_write_buffer_size():
+            self.close()
+        else:
+            self.pool.give_back(self)
 
     def _expire(self):
         # One timer per connection, not one per attempt: armed at the first attempt's deadline,
@@ -146,51 +208,17 @@ class Connection(asyncio.Protocol):
     def _settle(self, error):
         # The attempt ends with its status if it has one (however the body went), else with
         # error; the connection, not read to the end of an answer, closes.
+        if self.status is None:
+            self._fail(error)
+            return
         answer, self.answer = self.answer, None
         if answer is not None and not answer.done():
-            if self.status is not None:
-                answer.set_result((self.status, self.retry_after))
-            else:
-                answer.set_exception(error)
+            answer.set_result((self.status, self.retry_after))
         self.close()
 
-
-class Pool:
-    """The connections to one origin: every one open, and the idle ones, the last given back
-    taken first."""
-
-    def __init__(self, loop):
-        self.loop = loop
-        self.connections = set()
-        self.opening = 0
-        self.idle = []
-
-    def take(self):
-        """An idle connection still open, or None."""
-        while self.idle:
-            connection = self.idle.pop()
-            if connection.transport is not None:
-                return connection
-        return None
-
-    def give_back(self, connection):
-        """Keep connection for the next request."""
-        connection.idle_since = self.loop.time()
-        self.idle.append(connection)
-
-    def expire(self, before):
-        """Close the connections idle since before; whether any is left open, or opening."""
-        kept = []
-        for connection in self.idle:
-            if connection.idle_since < before:
-                connection.close()
-            elif connection.transport is not None:
-                kept.append(connection)
-        self.idle = kept
-        return bool(self.connections or self.opening)
-
-    def close(self):
-        """Close every connection, idle or not."""
-        for connection in list(self.connections):
-            connection.close()
-        self.idle = []
+    def _fail(self, error):
+        # The attempt fails with error, whatever its status said; the connection closes.
+        answer, self.answer = self.answer, None
+        if answer is not None and not answer.done():
+            answer.set_exception(error)
+        self.close()

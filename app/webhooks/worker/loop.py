@@ -87,7 +87,8 @@ class Worker:
         """Deliver until stop(): claim, send, record; then settle what is in flight."""
         self.loop = asyncio.get_running_loop()
         self._wake, self._stopped = asyncio.Event(), asyncio.Event()
-        self.sender = Sender(self.timeout, self.settings.allowed_networks)
+        values = self.settings
+        self.sender = Sender(self.timeout, values.allowed_networks, values.nameservers)
         try:
             await self._deliver()
             await self._settle()

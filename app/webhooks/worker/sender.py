@@ -5,26 +5,25 @@ import asyncio
 import base64
 import datetime
 import email.utils
-import errno
 import functools
 import socket
 import ssl
 import time
+import urllib.parse
 from typing import NamedTuple
 
-import aiohappyeyeballs
 import yarl
 
-from ..security import guard
 from ..security.signatures import signature, standard_signature
-from .connections import KEEP_IDLE, BadAnswer, Connection, Disconnected, Pool
+from .connections import BadAnswer, Connection, Disconnected
+from .dialer import Dialer
+from .pools import KEEP_IDLE, Pool
+from .resolver import Resolver
 
 # Answers whose Retry-After the next attempt honours.
 ASKS_TO_WAIT = frozenset((429, 503))
 # Receivers whose request line and fixed headers are kept, prepared (the least recently used go).
 PREPARED_ROUTES = 4096
-# Seconds before the next of a name's addresses is tried beside the first (RFC 8305, aiohttp's).
-HAPPY_EYEBALLS_DELAY = 0.25
 
 
 class Answer(NamedTuple):
@@ -34,10 +33,6 @@ class Answer(NamedTuple):
     error: str | None
     status: int | None = None
     retry_after: float | None = None
-
-
-class NotPublic(OSError):
-    """A guarded receiver's connection would reach an address the guard refuses."""
 
 
 class Route(NamedTuple):
@@ -55,17 +50,28 @@ def route(url):
     """The Route of url: its request line, Host, User-Agent, Content-Type and the Basic
     credentials its user name and password give."""
     parsed = yarl.URL(url)
+    # An IPv6 zone id names one of this host's interfaces: connected through, never sent in
+    # Host (RFC 6874, section 4).
+    host = urllib.parse.unquote(parsed.raw_host)
     lines = [
         f"POST {parsed.raw_path_qs} HTTP/1.1",
-        f"Host: {parsed.host_port_subcomponent}",
+        f"Host: {parsed.host_port_subcomponent.replace(parsed.raw_host, host.partition('%')[0])}",
         "User-Agent: plantstore",
         "Content-Type: application/json",
     ]
     if parsed.raw_user or parsed.raw_password:
-        credentials = f"{parsed.user or ''}:{parsed.password or ''}".encode("latin-1")
+        credentials = _basic(f"{parsed.user or ''}:{parsed.password or ''}")
         lines.append(f"Authorization: Basic {base64.b64encode(credentials).decode()}")
     head = ("\r\n".join(lines) + "\r\n").encode()
-    return Route(parsed.raw_host, parsed.port, parsed.scheme == "https", head)
+    return Route(host, parsed.port, parsed.scheme == "https", head)
+
+
+def _basic(credentials):
+    # Latin-1, as aiohttp sent them; UTF-8 (RFC 7617's charset) where Latin-1 has no character.
+    try:
+        return credentials.encode("latin-1")
+    except UnicodeEncodeError:
+        return credentials.encode()
 
 
 def request(head, target, delivery_id, event, body, event_id=None):
@@ -93,12 +99,15 @@ def request(head, target, delivery_id, event, body, event_id=None):
 class Sender:
     """Posts deliveries on connections kept open per origin (connections.py), the operator's
     receivers' apart from the guarded endpoints'; an attempt ends at its total deadline,
-    however the answer trickles."""
+    however the answer trickles. Each request is sent once: a connection that fails it fails
+    the attempt, which the retries then count (RFC 9112, 9.3.1.1: a POST is not sent again)."""
 
-    def __init__(self, timeout, allowed):
+    def __init__(self, timeout, allowed, nameservers=()):
         self.timeout = timeout
         self.allowed = allowed
+        self.nameservers = nameservers
         self.pools = {}
+        self._dialer = None
         self._tls = None
         self._sweeper = None
 
@@ -109,20 +118,10 @@ class Sender:
         deadline = loop.time() + self.timeout
         to = route(target.url)
         data = request(to.head, target, delivery_id, event, body, event_id)
+        pool = self._pool(loop, to, target.guarded)
         try:
-            connection = self._pool(loop, to, target.guarded).take()
-            while True:
-                if connection is None:
-                    pool = self._pool(loop, to, target.guarded)
-                    connection = await self._connect(loop, pool, to, target.guarded, deadline)
-                try:
-                    status, retry_after = await connection.exchange(data, deadline)
-                    break
-                except Disconnected as closed:
-                    if not closed.retry:
-                        raise
-                    # Fresh: the other connections kept as long may have been closed too.
-                    connection = None
+            connection = pool.take() or await self._connect(pool, to, target.guarded, deadline)
+            status, retry_after = await connection.exchange(data, deadline)
         except TimeoutError:
             return Answer("timeout")
         except OSError as error:  # BadAnswer and Disconnected among them
@@ -142,44 +141,27 @@ class Sender:
         return pool
 
     def _sweep(self, loop):
-        # One timer for every idle connection: those idle past KEEP_IDLE close, empty pools go.
+        # One timer for every idle connection and kept address: those idle past KEEP_IDLE
+        # close, empty pools go.
         before = loop.time() - KEEP_IDLE
         self.pools = {key: pool for key, pool in self.pools.items() if pool.expire(before)}
+        if self._dialer is not None:
+            self._dialer.resolver.expire()
         self._sweeper = loop.call_later(KEEP_IDLE, self._sweep, loop) if self.pools else None
 
-    async def _connect(self, loop, pool, to, guarded, deadline):
+    async def _connect(self, pool, to, guarded, deadline):
         """A new connection to to's origin, opened by deadline."""
+        if self._dialer is None:  # c-ares's thread, for a worker that connects at all
+            self._dialer = Dialer(Resolver(pool.loop, self.nameservers), self.allowed)
         tls = self._context() if to.tls else None
         pool.opening += 1
         try:
             async with asyncio.timeout_at(deadline):
-                infos = await loop.getaddrinfo(to.host, to.port, type=socket.SOCK_STREAM)
-                sock = await aiohappyeyeballs.start_connection(
-                    infos,
-                    happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY,
-                    interleave=1,
-                    socket_factory=self._guarded_socket if guarded else None,
+                return await self._dialer.connect(
+                    lambda: Connection(pool), to.host, to.port, tls, guarded
                 )
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                _, connection = await loop.create_connection(
-                    lambda: Connection(pool),
-                    sock=sock,
-                    ssl=tls,
-                    # A trailing dot names the same host; certificates never hold it.
-                    server_hostname=to.host.rstrip(".") if tls else None,
-                )
-                return connection
         finally:
             pool.opening -= 1
-
-    def _guarded_socket(self, addr_info):
-        # Each address is judged as its socket is made, whether a name resolved to it or the
-        # URL held it as a literal, which never passes through a resolver.
-        family, kind, proto, _name, address = addr_info
-        why = refusal(address[0], self.allowed)
-        if why:
-            raise NotPublic(errno.EACCES, why)
-        return socket.socket(family, kind, proto)
 
     def _context(self):
         # Verified against the system's authorities, as a browser would: made once, when needed.
@@ -188,22 +170,17 @@ class Sender:
         return self._tls
 
     async def close(self):
-        """Close every kept connection."""
+        """Close every kept connection, and stop the lookups."""
         if self._sweeper is not None:
             self._sweeper.cancel()
             self._sweeper = None
         for pool in self.pools.values():
             pool.close()
         self.pools = {}
+        if self._dialer is not None:
+            await self._dialer.resolver.close()
+            self._dialer = None
         await asyncio.sleep(0)  # the loop's turn in which the aborted sockets close
-
-
-def refusal(address, allowed):
-    """Why a guarded connection may not reach address, or None when it may."""
-    try:
-        return guard.refusal(address, allowed)
-    except ValueError:  # not an address at all: nothing to connect to
-        return f"{address} is not an address"
 
 
 def _retry_after(value):

@@ -9,7 +9,7 @@ import pytest
 from marshmallow import ValidationError
 
 from app.webhooks.api import registration
-from app.webhooks.worker.sender import refusal
+from app.webhooks.worker.dialer import refusal
 from endpoint_helpers import URL, register, send
 from helpers import assert_error, issue_admin_token
 
@@ -83,6 +83,11 @@ VALID = {"url": URL}
             {"url": "http://[vF.localhost]/x"},
             "url: Not a valid URL: its host is not a valid name.",
             id="IPvFuture host, a name in brackets",
+        ),
+        pytest.param(
+            {"url": "http://[2606:4700::1%25eth0]/in"},
+            "url: Must not name an IPv6 zone: it is an interface of one host.",
+            id="IPv6 zone",
         ),
         pytest.param(
             {"url": "https://a.example/\u0000"},

@@ -5,7 +5,6 @@ guarded."""
 
 import asyncio
 import ipaddress
-import socket
 import time
 
 import pytest
@@ -14,7 +13,7 @@ from sender_helpers import OK, attempts, send
 from app.webhooks.worker.sender import Answer
 from harness.processes import wait_for
 
-# Reserved (RFC 6761): it resolves nowhere, but where the test's resolver says.
+# Reserved (RFC 6761): it resolves nowhere, but where the test's name server says.
 NAME = "rebind.invalid"
 REFUSED = "ClientConnectorError: 127.0.0.1 is not a public address"
 LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"),)
@@ -23,21 +22,14 @@ REFUSED_WITHIN = 1
 
 
 @pytest.fixture
-def rebound(monkeypatch):
-    """bind(address): from then on NAME resolves to address in the test's process, as a name
-    whose DNS records changed after it was registered; before, it does not resolve."""
-    real, bound = socket.getaddrinfo, []
+def rebound(name_server):
+    """bind(address): from then on NAME resolves to address at the test's name server, as a
+    name whose DNS records changed after it was registered; before, it does not resolve."""
 
-    def getaddrinfo(host, port, family=0, type=0, proto=0, flags=0):
-        if host != NAME:
-            return real(host, port, family, type, proto, flags)
-        if not bound:
-            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
-        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (bound[-1], port))]
+    def bind(address):
+        name_server.names[NAME] = address
 
-    # asyncio's loop.getaddrinfo, which the sender resolves with, calls socket.getaddrinfo.
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-    return bound.append
+    return bind
 
 
 def test_an_endpoint_never_takes_a_connection_the_operator_s_receiver_kept(scripted):
@@ -55,27 +47,28 @@ def rebound_url(receiver):
     return receiver.url.replace("127.0.0.1", NAME)
 
 
-def test_a_name_rebound_to_loopback_is_refused_at_connect_time(make_receiver, rebound):
+def test_a_name_rebound_to_loopback_is_refused_at_connect_time(make_receiver, name_server, rebound):
     receiver = make_receiver()
     rebound("127.0.0.1")
-    [(answer, took)] = send(rebound_url(receiver), guarded=True)
+    [(answer, took)] = send(rebound_url(receiver), guarded=True, nameservers=[name_server.address])
     assert answer == Answer(REFUSED)
     assert took < REFUSED_WITHIN
     assert receiver.requests == []
 
 
-def test_a_name_rebound_inside_the_allowed_networks_is_reached(make_receiver, rebound):
+def test_a_name_rebound_inside_the_allowed_networks_is_reached(make_receiver, name_server, rebound):
     receiver = make_receiver()
     rebound("127.0.0.1")
-    [(answer, _)] = send(rebound_url(receiver), guarded=True, allowed=LOOPBACK)
+    url, at = rebound_url(receiver), [name_server.address]
+    [(answer, _)] = send(url, guarded=True, allowed=LOOPBACK, nameservers=at)
     assert answer == Answer(None, 200)
     assert len(receiver.requests) == 1
 
 
-def test_the_operator_s_receivers_are_not_guarded(make_receiver, rebound):
+def test_the_operator_s_receivers_are_not_guarded(make_receiver, name_server, rebound):
     receiver = make_receiver()
     rebound("127.0.0.1")
-    [(answer, _)] = send(rebound_url(receiver))
+    [(answer, _)] = send(rebound_url(receiver), nameservers=[name_server.address])
     assert answer == Answer(None, 200)
     assert len(receiver.requests) == 1
 
@@ -83,14 +76,14 @@ def test_the_operator_s_receivers_are_not_guarded(make_receiver, rebound):
 # The guard is the worker's socket factory: the database plays no part, so SQLite alone.
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_an_endpoint_registered_before_its_name_pointed_to_loopback_is_never_reached(
-    app_stack, make_receiver, rebound
+    app_stack, make_receiver, name_server, rebound
 ):
     receiver = make_receiver()
     server, admin, start = app_stack(WEBHOOK_ALLOWED_NETWORKS="")
     # Its name resolved to nothing when the API checked it, which lets it in.
     endpoint = admin.register(rebound_url(receiver), events=["plant.created"])
     rebound("127.0.0.1")
-    start(count=1)
+    start(count=1, WEBHOOK_NAMESERVERS=name_server.address)
     created = time.monotonic()
     assert server.request("POST", "/plants", {"id": 1, "name": "Fern"}).status == 200
     wait_for(lambda: admin.newest(endpoint["id"]).get("status") == "failed", 10, "the failure")

@@ -1,16 +1,19 @@
 """The sender's connections, in process against receivers on the wire: kept alive from one
-delivery to the next, given up when the answer says so or leaves them unfit, and an attempt
-written on a connection the receiver closed while idle goes again on a fresh one."""
+delivery to the next, and given up when the answer says so, leaves them unfit, or came with
+bytes after it; a request goes once, whatever becomes of its connection; the request's head."""
 
 import asyncio
+import base64
 import time
 
+import pytest
 from sender_helpers import OK, TIMEOUT, answers, connections, send
 
 from app.webhooks.worker import sender
 from app.webhooks.worker.sender import Answer, Sender
 from app.webhooks.worker.targets import Target
 from harness.processes import wait_for
+from harness.receivers import EarlyAnswerReceiver
 
 CHUNKED = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"
 CLOSING = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"
@@ -33,10 +36,11 @@ def test_a_chunked_answer_is_read_to_its_end_and_keeps_the_connection(scripted):
     assert connections(receiver) == 1
 
 
-def test_an_http_1_0_answer_keeps_the_connection_only_when_it_says_so(scripted):
+def test_an_http_1_0_answer_never_keeps_its_connection(scripted):
+    # Not even when it says keep-alive: h11's rule, and httpcore's.
     kept, closed = scripted(lambda number: OLD_KEPT), scripted(lambda number: OLD)
     assert answers(send(kept.url, times=2) + send(closed.url, times=2)) == [Answer(None, 200)] * 4
-    assert (connections(kept), connections(closed)) == (1, 2)
+    assert (connections(kept), connections(closed)) == (2, 2)
 
 
 def test_an_answer_that_leaves_the_connection_unfit_gives_the_next_a_new_one(scripted):
@@ -61,11 +65,17 @@ def test_an_answer_nobody_asked_for_closes_the_connection(scripted):
     assert connections(receiver) == 3
 
 
-def test_a_connection_closed_by_the_receiver_while_idle_is_retried_on_a_fresh_one(scripted):
+def test_a_request_on_a_connection_closed_while_idle_fails_its_attempt_and_goes_once(scripted):
     # The receiver reads the second request and closes unanswered, as one that timed the
-    # connection out as the request crossed: sent again, and once, not counted as an attempt.
+    # connection out as the request crossed, or that acted on it and then closed: the attempt
+    # fails, and counts; a POST is never sent again behind it (RFC 9112, 9.3.1.1). The next
+    # attempt opens a fresh connection.
     receiver = scripted(lambda number: OK if number == 0 else None)
-    assert answers(send(receiver.url, times=2)) == [Answer(None, 200)] * 2
+    assert answers(send(receiver.url, times=3)) == [
+        Answer(None, 200),
+        Answer("ServerDisconnectedError"),
+        Answer(None, 200),
+    ]
     assert [(connection, number) for connection, number, _ in receiver.requests] == [
         (0, 0),
         (0, 1),
@@ -73,16 +83,34 @@ def test_a_connection_closed_by_the_receiver_while_idle_is_retried_on_a_fresh_on
     ]
 
 
-def test_a_request_is_sent_again_once_only(scripted):
-    # Only the very first request is answered: the retry's fresh connection is closed
-    # unanswered too, which fails the attempt rather than trying again.
+@pytest.mark.parametrize(
+    "stray",
+    [
+        b"HTTP/1.1 200 OK\r\nX-Stray: ",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+        b"\x00garbage",
+    ],
+    ids=["an answer begun", "a whole answer", "not HTTP"],
+)
+def test_bytes_after_an_answer_close_its_connection_and_answer_no_later_request(scripted, stray):
+    # In the same packet as the first answer: the second request's 500 is read as its own.
     receiver = scripted(lambda number: None)
-    receiver.answer = lambda number: OK if len(receiver.requests) == 1 else None
-    assert answers(send(receiver.url, times=2)) == [
-        Answer(None, 200),
-        Answer("ServerDisconnectedError"),
-    ]
-    assert len(receiver.requests) == 3
+    failed = b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"
+    receiver.answer = lambda number: OK + stray if len(receiver.requests) == 1 else failed
+    assert answers(send(receiver.url, times=2)) == [Answer(None, 200), Answer("HTTP 500", 500)]
+    assert connections(receiver) == 2
+
+
+def test_an_answer_before_the_request_is_written_whole_closes_the_connection():
+    # A body larger than the sockets' buffers, refused after its head: the rest of it is never
+    # written ahead of the next request.
+    receiver = EarlyAnswerReceiver(b"HTTP/1.1 413 Content Too Large\r\nContent-Length: 0\r\n\r\n")
+    try:
+        timed = send(receiver.url, times=2, body=b"x" * (16 << 20))
+    finally:
+        receiver.close()
+    assert answers(timed) == [Answer("HTTP 413", 413)] * 2
+    assert len(receiver.heads) == 2
 
 
 def test_the_request_names_its_path_host_and_the_url_s_credentials(scripted):
@@ -96,6 +124,24 @@ def test_the_request_names_its_path_host_and_the_url_s_credentials(scripted):
     # base64 of "shop:s cret", as aiohttp sent a URL's user name and password.
     assert b"Authorization: Basic c2hvcDpzIGNyZXQ=" in head
     assert sent.endswith(b"\r\n\r\n{}")
+
+
+def test_credentials_latin_1_cannot_hold_are_sent_in_utf_8(scripted):
+    # "ğ" has no Latin-1 byte: RFC 7617's charset, not a traceback at every attempt.
+    receiver = scripted(lambda number: OK)
+    assert answers(send(receiver.url.replace("http://", "http://%C4%9Fshop:p@"))) == [
+        Answer(None, 200)
+    ]
+    [(_, _, sent)] = receiver.requests
+    assert b"Authorization: Basic " + base64.b64encode("ğshop:p".encode()) in sent
+
+
+def test_an_ipv6_zone_id_is_connected_through_and_never_sent_in_host(scripted):
+    receiver = scripted(lambda number: OK, host="::1")
+    assert answers(send(receiver.url.replace("[::1]", "[::1%25lo]"))) == [Answer(None, 200)]
+    [(_, _, sent)] = receiver.requests
+    port = receiver.url.rsplit(":", 1)[1].split("/")[0]
+    assert sent.split(b"\r\n")[1] == f"Host: [::1]:{port}".encode()
 
 
 def test_a_connection_idle_past_its_time_is_closed(scripted, monkeypatch):

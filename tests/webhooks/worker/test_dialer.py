@@ -1,0 +1,99 @@
+"""New connections, in process on uvloop against a name server of the test's own: a name's
+addresses tried as Happy Eyeballs says (the next when one fails, or 0.25 s after it began), the
+first to connect taken and the others closed; an endpoint's addresses each judged by the guard
+before they are tried."""
+
+import ipaddress
+import socket
+
+import pytest
+from sender_helpers import OK, answers, send
+
+from app.webhooks.worker.dialer import HAPPY_EYEBALLS_DELAY
+from app.webhooks.worker.sender import Answer
+
+NAME = "shop.example"
+# Loopback addresses beside 127.0.0.1: nothing listens there unless a test says so.
+SWALLOWING, REFUSING = "127.0.0.2", "127.0.0.3"
+
+
+@pytest.fixture
+def swallowing():
+    """listen(port): a listener on SWALLOWING:port whose backlog is full, so that the SYN of a
+    new connection gets no answer at all, as from an address that swallows packets."""
+    made = []
+
+    def listen(port):
+        listener = socket.socket()
+        listener.bind((SWALLOWING, port))
+        listener.listen(0)
+        made.append(listener)
+        for _ in range(3):  # the queue Linux keeps for a backlog of 0, and more
+            client = socket.socket()
+            client.setblocking(False)
+            client.connect_ex((SWALLOWING, port))
+            made.append(client)
+
+    yield listen
+    for each in made:
+        each.close()
+
+
+def on(receiver, name_server, *addresses):
+    """The receiver's URL under NAME, which the name server resolves to addresses, in order."""
+    name_server.names[NAME] = list(addresses)
+    return receiver.url.replace("127.0.0.1", NAME)
+
+
+def test_an_address_that_swallows_packets_gives_way_to_the_next_after_the_delay(
+    scripted, name_server, swallowing
+):
+    receiver = scripted(lambda number: OK)
+    swallowing(int(receiver.url.rsplit(":", 1)[1].split("/")[0]))
+    url = on(receiver, name_server, SWALLOWING, "127.0.0.1")
+    [(answer, took)] = send(url, nameservers=[name_server.address])
+    assert answer == Answer(None, 200)
+    assert HAPPY_EYEBALLS_DELAY - 0.01 < took < HAPPY_EYEBALLS_DELAY + 0.5
+    assert len(receiver.requests) == 1
+
+
+def test_an_address_that_refuses_gives_way_to_the_next_at_once(scripted, name_server):
+    receiver = scripted(lambda number: OK)
+    url = on(receiver, name_server, REFUSING, "127.0.0.1")
+    [(answer, took)] = send(url, nameservers=[name_server.address])
+    assert answer == Answer(None, 200)
+    assert took < HAPPY_EYEBALLS_DELAY
+
+
+@pytest.mark.parametrize(
+    ("allowed", "error"),
+    [
+        (None, "ClientConnectorError: Connection refused"),
+        (
+            "127.0.0.3/32",
+            "ClientConnectorError: Multiple exceptions: [Errno 111] Connection refused, "
+            "[Errno 13] 127.0.0.1 is not a public address",
+        ),
+    ],
+    ids=["refused alike: said once", "refused apart: each said"],
+)
+def test_a_name_none_of_whose_addresses_connects_fails_naming_why(name_server, allowed, error):
+    with socket.socket() as unused:  # a port bound but never listened on refuses
+        unused.bind(("127.0.0.1", 0))
+        name_server.names[NAME] = [REFUSING, "127.0.0.1"]
+        url = f"http://{NAME}:{unused.getsockname()[1]}/hook"
+        networks = [ipaddress.ip_network(allowed)] if allowed else []
+        timed = send(
+            url, guarded=bool(allowed), allowed=networks, nameservers=[name_server.address]
+        )
+    assert answers(timed) == [Answer(error)]
+
+
+def test_an_endpoint_s_addresses_are_judged_each_before_it_is_tried(scripted, name_server):
+    # The first is outside the allowed networks: refused without a packet, the next reached.
+    receiver = scripted(lambda number: OK)
+    url = on(receiver, name_server, REFUSING, "127.0.0.1")
+    allowed = [ipaddress.ip_network("127.0.0.1/32")]
+    [(answer, took)] = send(url, guarded=True, allowed=allowed, nameservers=[name_server.address])
+    assert answer == Answer(None, 200)
+    assert took < HAPPY_EYEBALLS_DELAY
