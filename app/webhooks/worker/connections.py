@@ -52,7 +52,9 @@ class Connection(asyncio.Protocol):
     def __init__(self, pool):
         self.pool = pool
         self.transport = None
-        self.parser = None
+        # One parser for every answer: a connection is kept only with nothing left in it.
+        self.parser = httptools.HttpResponseParser(self)
+        self.parser.set_dangerous_leniencies(**AIOHTTP_LENIENCIES)
         self.answer = None
         self.deadline = 0.0
         self.timer = None
@@ -72,9 +74,6 @@ class Connection(asyncio.Protocol):
         if self.transport is None:  # closed by the receiver as soon as it opened
             raise Disconnected()
         loop = self.pool.loop
-        # A parser of its own for each answer: nothing of the last one is carried into it.
-        self.parser = httptools.HttpResponseParser(self)
-        self.parser.set_dangerous_leniencies(**AIOHTTP_LENIENCIES)
         self.answer = loop.create_future()
         self.status = self.retry_after = None
         self.body = self.head = self.unread = 0
@@ -90,9 +89,16 @@ class Connection(asyncio.Protocol):
         if self.answer is None:
             self.close()  # bytes nobody asked for: what follows cannot be trusted
             return
-        self.progressed = False
+        self.progressed, size = False, len(data)
         try:
-            self._feed(data)
+            # llhttp passes over a CR or LF after an answer unseen: a last byte that is one goes
+            # alone, so that the bytes before it tell whether the answer had ended.
+            if size > 1 and data[-1] in b"\r\n":
+                self.parser.feed_data(data[:-1])
+                self.stray = self.complete
+                data = data[-1:]
+            if not self.stray:
+                self.parser.feed_data(data)
         except (httptools.HttpParserError, httptools.HttpParserUpgrade):  # no HTTP after it
             if not self.complete:
                 self._settle(BadAnswer())
@@ -100,36 +106,26 @@ class Connection(asyncio.Protocol):
             self.stray = True  # bytes after the answer
         if self.answer is None:
             return  # settled as it was read: the connection is closed
-        # Bytes that ended no line and no piece of body wait in the parser: counted, so that a
-        # head without end fails before it costs the worker its memory.
-        self.unread = 0 if self.progressed else self.unread + len(data)
+        # Bytes that ended no line (the status line's too) and no piece of body wait in the
+        # parser: counted, so that a head without end fails before it costs the worker memory.
+        self.unread = 0 if self.progressed else self.unread + size
         if self.head + self.unread > HEAD_LIMIT:
             self._fail(BadAnswer(f"the answer's head is over {HEAD_LIMIT} bytes"))
         elif self.complete:
-            self._finish()
-
-    def _feed(self, data):
-        # llhttp passes over a CR or LF that follows an answer, unseen: a last byte that is one
-        # goes alone, so that the bytes before it tell whether the answer had ended.
-        if len(data) > 1 and data[-1] in b"\r\n":
-            view = memoryview(data)
-            self.parser.feed_data(view[:-1])
-            if self.complete:
-                self.stray = True
-                return
-            data = view[-1:]
-        self.parser.feed_data(data)
+            # Whole: the connection carries the next request only if nothing came after the
+            # answer and the request was written whole (an early answer may leave some unsent).
+            answer, self.answer = self.answer, None
+            answer.set_result((self.status, self.retry_after))
+            if self.stray or self.transport.get_write_buffer_size():
+                self.close()
+            else:
+                self.pool.give_back(self)
 
     def on_message_begin(self):
         """llhttp: an answer starts; after the final one, a stray stops the parser at once."""
         self.progressed = True
         if self.complete:
             raise Stray()
-
-    def on_status(self, reason):
-        """llhttp: the status line, whole."""
-        self.progressed = True
-        self.head += len(reason) + len(b"HTTP/1.1 200 \r\n")
 
     def on_header(self, name, value):
         """llhttp: one header of the answer, or of its trailers, whole."""
@@ -183,16 +179,6 @@ class Connection(asyncio.Protocol):
         if self.transport is not None:
             self.transport.abort()
             self.transport = None
-
-    def _finish(self):
-        # The answer is whole: the connection carries the next request only if nothing came
-        # after it and the request was written whole (an early answer may leave some unsent).
-        answer, self.answer = self.answer, None
-        answer.set_result((self.status, self.retry_after))
-        if self.stray or self.transport.get_write_buffer_size():
-            self.close()
-        else:
-            self.pool.give_back(self)
 
     def _expire(self):
         # One timer per connection, not one per attempt: armed at the first attempt's deadline,
