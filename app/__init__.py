@@ -1,8 +1,9 @@
 """plantstore: a small JSON API for a plant store.
 
-Three floors, imports pointing down only (setup.cfg's import-linter contracts keep them): this
+Four floors, imports pointing down only (setup.cfg's import-linter contracts keep them): this
 factory and the document on top; the features (plants, tokens, webhooks, health) beside each
-other; and below them the machinery that knows no feature.
+other; the events feed, which plants write to and webhooks read from; and below them the
+machinery that knows no feature.
 """
 
 from flask import Flask
@@ -11,6 +12,7 @@ from . import (
     config,
     database,
     errors,
+    events,
     headers,
     health,
     jsonprovider,
@@ -24,8 +26,9 @@ from . import (
 )
 from .openapi import docs
 
-# The webhooks' own settings, read and checked with every other (app/config.py): by create_app,
+# The features' own settings, read and checked with every other (app/config.py): by create_app,
 # and by gunicorn's master before any worker starts (gunicorn.conf.py imports app.config).
+config.add_feature(events.settings.DEFAULTS, events.settings.check)
 config.add_feature(webhooks.settings.DEFAULTS, webhooks.settings.check)
 
 
@@ -48,6 +51,7 @@ def create_app(test_config=None):
     # The features, in the order the document lists them: what a client came for first.
     plants.init_app(app)
     webhooks.init_app(app)
+    events.init_app(app)
     tokens.init_app(app)
     health.init_app(app)
     openapi.init_app(app)

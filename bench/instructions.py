@@ -118,8 +118,8 @@ def preload(url):
     from sqlalchemy import create_engine, insert
 
     from app.database import utcnow
+    from app.events.store import events
     from app.plants.store import plants
-    from app.webhooks.tables.events import events
 
     engine = create_engine(url)
     rows = [{"id": n, "name": f"plant {n}", "tag": "bench"} for n in range(1, PRELOADED + 1)]

@@ -23,9 +23,9 @@ import tempfile
 
 from sqlalchemy import create_engine, delete, insert
 
+from app.events.store import events
 from app.plants.store import plants
 from app.webhooks.tables.deliveries import deliveries
-from app.webhooks.tables.events import events
 from bench import load, ratelimit, report, servers
 from harness import nginx
 from harness.processes import ROOT

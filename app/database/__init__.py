@@ -7,11 +7,9 @@ from .failures import DatabaseFailure, Locked, SchemaBehind, SchemaMissing, Unav
 from .sql import (
     INSERTS,
     Statement,
-    as_dict,
-    driver_sql,
     inline,
     metadata,
-    per_backend,
+    row_of,
     utcnow,
 )
 
@@ -24,13 +22,11 @@ __all__ = [
     "SchemaMissing",
     "Statement",
     "Unavailable",
-    "as_dict",
-    "driver_sql",
     "get_db",
     "inline",
     "metadata",
     "of",
-    "per_backend",
+    "row_of",
     "schema_of",
     "utcnow",
 ]

@@ -1,7 +1,7 @@
 """The Database: one engine per process, and the one way requests, workers and commands use it.
 
 Every statement runs on a driver cursor (``cursor`` to read, ``transaction`` to write), with its
-SQL compiled once per backend by ``driver_sql``. Core connections serve Alembic alone.
+SQL compiled once per backend by ``Statement`` (sql.py). Core connections serve Alembic alone.
 """
 
 import contextlib

@@ -6,13 +6,17 @@ import ast
 import functools
 import pathlib
 
+from sqlalchemy import column, select, table
+
 from .failures import DatabaseFailure, SchemaMissing
+from .sql import Statement
 
 # Inside the package, so that an installed service carries its revisions.
 SCRIPT_LOCATION = pathlib.Path(__file__).with_name("migrations")
 UPGRADE_HINT = "run `flask --app wsgi db upgrade`"
-# Alembic's own version table, read as every other statement is, on a driver cursor.
-CURRENT_REVISIONS = "SELECT version_num FROM alembic_version"
+# Alembic's own version table (not one of the service's MetaData), read as every other
+# statement is, on a driver cursor.
+CURRENT_REVISIONS = Statement(select(column("version_num")).select_from(table("alembic_version")))
 
 
 @functools.cache  # once per process: the files change with the code, in a release
@@ -78,7 +82,7 @@ def current_revisions(db):
     """The revisions the database is at; none when it has no version table yet."""
     try:
         with db.cursor() as cursor:
-            cursor.execute(CURRENT_REVISIONS)
-            return frozenset(row[0] for row in cursor.fetchall())
+            cursor.execute(CURRENT_REVISIONS[db.dialect])
+            return frozenset(row.version_num for row in CURRENT_REVISIONS.rows(cursor))
     except SchemaMissing:
         return frozenset()

@@ -1,10 +1,11 @@
-"""What every table module shares: the MetaData, the time type, SQL compiled per driver, and
-rows read by column name."""
+"""What every table module shares: the MetaData, the time type, and Statement, the one way a
+statement is compiled per driver and its rows are read, by column name."""
 
 import collections
 import datetime
+import functools
 
-from sqlalchemy import DateTime, Integer, MetaData, String, TypeDecorator, literal_column, text
+from sqlalchemy import DateTime, Integer, MetaData, String, TypeDecorator, literal_column
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import psycopg
 from sqlalchemy.dialects.sqlite import base as sqlite_base
@@ -59,40 +60,17 @@ def per_backend(statement):
     return dict.fromkeys(DIALECTS, statement)
 
 
-def driver_sql(statement, **compile_options):
-    """A statement (SQL with ``:name`` parameters, a Core statement, or {dialect name: Core
-    statement}) as each driver takes it.
-
-    Both drivers then take the values as a dict.
-    """
-    if isinstance(statement, str):
-        statement = text(statement)
-    statements = per_backend(statement)
-    return {
-        name: str(statements[name].compile(dialect=dialect, **compile_options))
-        for name, dialect in DIALECTS.items()
-    }
-
-
 def _columns(statement):
     """The names of the columns a Core statement's rows hold, in order (its SELECT list, or
     its RETURNING list)."""
     return tuple(statement.exported_columns.keys())
 
 
-def as_dict(statement):
-    """A function that reads a row of a Core statement as a dict by column name; columns the
-    row holds past the statement's own are left out."""
-    items = ", ".join(f"{key!r}: row[{index}]" for index, key in enumerate(_columns(statement)))
-    # Compiled once, as namedtuple compiles its __new__: half the cost of dict(zip()) a row.
-    return eval(f"lambda row: {{{items}}}")
-
-
 class Statement:
     """A Core statement built from its Table, compiled once per backend (``statement[dialect]``
     is the SQL a driver cursor takes), whose rows are read by name: ``rows`` and ``row`` give
     records of a named tuple made once from the columns the statement returns, or of the
-    record given, whose fields must be those columns."""
+    record given, whose fields must be those columns, or dicts of them (record=dict)."""
 
     def __init__(self, statement, name="Row", record=None, **compile_options):
         each = per_backend(statement)
@@ -111,22 +89,42 @@ class Statement:
             raise ValueError(f"parameters with values of their own: {sorted(held)}")
         self.sql = {dialect: str(each) for dialect, each in compiled.items()}
         columns = _columns(each["sqlite"])
-        if record is not None and record._fields != columns:
-            raise ValueError(f"{record.__name__} has {record._fields}, the statement {columns}")
-        self.record = record or (collections.namedtuple(name, columns) if columns else None)
+        if record is dict:
+            self.make = functools.partial(_as_dict, columns)
+        else:
+            if record is not None and record._fields != columns:
+                raise ValueError(f"{record.__name__} has {record._fields}, the statement {columns}")
+            record = record or (collections.namedtuple(name, columns) if columns else None)
+            self.make = record and record._make
 
     def __getitem__(self, dialect):
         return self.sql[dialect]
 
     def rows(self, cursor):
         """Every row the cursor's last execution of this statement returned, as records."""
-        make = self.record._make
+        make = self.make
         return [make(row) for row in cursor.fetchall()]
 
     def row(self, cursor):
-        """The first row the cursor's last execution returned as a record, or None."""
-        found = cursor.fetchone()
-        return None if found is None else self.record._make(found)
+        """The first row the cursor's last execution returned as a record, or None; the rows
+        after it are read too, so that SQLite ends a RETURNING statement."""
+        found = cursor.fetchall()
+        return self.make(found[0]) if found else None
+
+
+def row_of(table, **values):
+    """A row to insert into table: values, and None for each of its columns not given; a
+    value for no column of it is a KeyError."""
+    row = dict.fromkeys(table.c.keys())
+    unknown = values.keys() - row.keys()
+    if unknown:
+        raise KeyError(f"{table.name} has no column {', '.join(sorted(unknown))}")
+    row.update(values)
+    return row
+
+
+def _as_dict(columns, row):
+    return dict(zip(columns, row, strict=True))
 
 
 def postgresql_only(index):

@@ -20,13 +20,13 @@ class ChangeResult(enum.Enum):
     STALE = "stale"
 
 
-def update(db, plant_id, changes, precondition, outbox):
+def update(db, plant_id, changes, precondition):
     """Merge changes (name, tag; a tag of None removes it) into the plant with this id.
 
     precondition, given the plant as it is (None: there is none), says whether to go on.
     Returns (ChangeResult, plant): STALE with what failed the precondition, MISSING, UNCHANGED or
-    CHANGED with the plant as it now is. A change is announced to the outbox (plant.updated)
-    in its own transaction; a change that changes nothing is not made, and announces nothing.
+    CHANGED with the plant as it now is. A change writes plant.updated to the feed in its own
+    transaction; a change that changes nothing is not made, and writes nothing.
     """
     while True:
         seen = store.get(db, plant_id)
@@ -37,21 +37,21 @@ def update(db, plant_id, changes, precondition, outbox):
         plant = {**seen, **changes}
         if plant == seen:
             return ChangeResult.UNCHANGED, seen
-        if store.update_as_seen(db, seen, plant, outbox):
+        if store.update_as_seen(db, seen, plant):
             return ChangeResult.CHANGED, plant
         # Changed or deleted since it was read: judge the change again on what is there now.
 
 
-def delete(db, plant_id, precondition, outbox):
+def delete(db, plant_id, precondition):
     """Delete the plant with this id if precondition (as for update, and never true of a
     missing plant) holds for it.
 
     Returns (ChangeResult, plant): STALE with what failed the precondition, or CHANGED with what
-    was deleted, which is announced to the outbox (plant.deleted) in the same transaction.
+    was deleted, which writes plant.deleted to the feed in the same transaction.
     """
     while True:
         seen = store.get(db, plant_id)
         if not precondition(seen):
             return ChangeResult.STALE, seen
-        if store.delete_as_seen(db, seen, outbox):
+        if store.delete_as_seen(db, seen):
             return ChangeResult.CHANGED, seen

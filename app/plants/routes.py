@@ -4,7 +4,7 @@ from flask import Blueprint, current_app
 from marshmallow import ValidationError
 from werkzeug.exceptions import Conflict, NotFound
 
-from .. import apidoc, auth, body, events, headers
+from .. import apidoc, auth, body, headers
 from ..database import get_db
 from . import changes, store, versions
 from .schemas import (
@@ -65,7 +65,7 @@ def create_plant(plant):
     client may retry safely; with another name or tag it is a 409 and nothing changes.
     Unknown keys in the body are ignored.
     """
-    outcome, stored = store.create(get_db(), plant, events.outbox())
+    outcome, stored = store.create(get_db(), plant)
     if outcome is store.CreateResult.CREATED:
         current_app.extensions[CREATED_COUNTER].inc()
     if outcome is store.CreateResult.CONFLICT:
@@ -140,9 +140,7 @@ def update_plant(change, plant_id):
     """
     if change.pop("id", plant_id) != plant_id:
         raise ValidationError({"id": ["Must be the id in the path, or left out."]})
-    outcome, plant = changes.update(
-        get_db(), plant_id, change, versions.if_match(), events.outbox()
-    )
+    outcome, plant = changes.update(get_db(), plant_id, change, versions.if_match())
     if outcome is changes.ChangeResult.MISSING:
         raise NotFound(NO_SUCH_PLANT)
     if outcome is changes.ChangeResult.STALE:
@@ -166,10 +164,10 @@ def delete_plant(plant_id):
     """
     precondition = versions.if_match()
     if precondition is None:
-        if not store.delete(get_db(), plant_id, events.outbox()):
+        if not store.delete(get_db(), plant_id):
             raise NotFound(NO_SUCH_PLANT)
     else:
-        outcome, plant = changes.delete(get_db(), plant_id, precondition, events.outbox())
+        outcome, plant = changes.delete(get_db(), plant_id, precondition)
         if outcome is changes.ChangeResult.STALE:
             raise versions.refused(plant)
     return headers.no_content(204)

@@ -1,14 +1,15 @@
-"""The plants table and every statement on it: the service's hot path."""
+"""The plants table and every statement on it: the service's hot path. A change writes its
+event to the feed in its own transaction (app/events/store.py), so that both are kept or neither."""
 
 import enum
 
 import sqlalchemy
 from sqlalchemy import BigInteger, Column, Index, Integer, String, Table, bindparam, func
 
-from ..database import INSERTS, as_dict, driver_sql, metadata
+from ..database import INSERTS, Statement, metadata
 from ..database.sql import UTCDateTime
-from ..events import Announcing
-from .events import CREATED, DELETED, UPDATED
+from ..events import store as feed
+from .event_types import CREATED, DELETED, UPDATED
 
 plants = Table(
     "plants",
@@ -51,18 +52,18 @@ AS_SEEN = sqlalchemy.and_(
 )
 
 # A row returned says the plant went in (psycopg reports no rowcount for ON CONFLICT).
-INSERT = Announcing(
-    CREATED,
+INSERT = Statement(
     {
         name: insert(plants)
         .values({column: bindparam(column.key) for column in COLUMNS})
         .on_conflict_do_nothing(index_elements=plants.primary_key.columns)
         .returning(plants.c.id)
         for name, insert in INSERTS.items()
-    },
+    }
 )
 SELECT = sqlalchemy.select(*COLUMNS)
-SELECT_ONE = driver_sql(SELECT.where(BY_ID))
+# Every statement that returns a plant returns its fields: each row is read as a dict of them.
+SELECT_ONE = Statement(SELECT.where(BY_ID), record=dict)
 # The condition of a page by (filtered by tag, starting after an id); its order is always by id.
 TAGGED, AFTER = plants.c.tag == bindparam("tag"), plants.c.id > bindparam("after")
 PAGE_WHERE = {
@@ -72,41 +73,42 @@ PAGE_WHERE = {
     (True, True): (TAGGED, AFTER),
 }
 SELECT_PAGES = {
-    key: driver_sql(SELECT.where(*where).order_by(plants.c.id).limit(bindparam("limit")))
+    key: Statement(
+        SELECT.where(*where).order_by(plants.c.id).limit(bindparam("limit")), record=dict
+    )
     for key, where in PAGE_WHERE.items()
 }
 # A plant's one DELETE, which returns what it deleted: whatever its version, or as it was read.
 DELETE = sqlalchemy.delete(plants).returning(*COLUMNS)
-DELETE_ANY = Announcing(DELETED, DELETE.where(BY_ID))
-DELETE_AS_SEEN = Announcing(DELETED, DELETE.where(AS_SEEN))
-UPDATE_AS_SEEN = Announcing(
-    UPDATED,
+DELETE_ANY = Statement(DELETE.where(BY_ID), record=dict)
+DELETE_AS_SEEN = Statement(DELETE.where(AS_SEEN), record=dict)
+UPDATE_AS_SEEN = Statement(
     sqlalchemy.update(plants)
     .values({column: bindparam(column.key) for column in CHANGEABLE})
     .where(AS_SEEN)
     .returning(*COLUMNS),
+    record=dict,
 )
-# Every SELECT above returns the plant's fields: a row of any of them, by name.
-_plant = as_dict(SELECT)
 
 
-def create(db, plant, outbox):
+def create(db, plant):
     """Store plant unless its id exists; compare with the stored one if it does.
 
-    A new plant is announced to the outbox (plant.created, with plant as its body) in the same
-    transaction, when anybody would receive it: both are kept, or neither.
+    A new plant writes plant.created, with plant as its body, to the feed in the same
+    transaction.
     """
     values = {key: plant.get(key) for key in FIELDS}
     while True:
         with db.transaction() as cursor:
-            if INSERT.run(cursor, db.dialect, values, outbox, lambda _: plant) is not None:
+            cursor.execute(INSERT[db.dialect], values)
+            if INSERT.row(cursor) is not None:
+                feed.publish(db, cursor, CREATED, plant)
                 return CreateResult.CREATED, values
             # The conflicting row is committed: PostgreSQL waited for it, SQLite holds the lock.
             cursor.execute(SELECT_ONE[db.dialect], values)
-            stored = cursor.fetchone()
+            stored = SELECT_ONE.row(cursor)
         if stored is None:
             continue  # deleted between the insert and the read: try the insert again
-        stored = _plant(stored)
         if stored == values:
             return CreateResult.REPLAYED, stored
         return CreateResult.CONFLICT, stored
@@ -116,8 +118,7 @@ def get(db, plant_id):
     """The stored plant with this id, or None."""
     with db.cursor() as cursor:
         cursor.execute(SELECT_ONE[db.dialect], {"id": plant_id})
-        row = cursor.fetchone()
-    return _plant(row) if row else None
+        return SELECT_ONE.row(cursor)
 
 
 def page(db, after, limit, tag=None):
@@ -126,43 +127,40 @@ def page(db, after, limit, tag=None):
     query = SELECT_PAGES[tag is not None, after is not None]
     with db.cursor() as cursor:
         cursor.execute(query[db.dialect], {"limit": limit + 1, "after": after, "tag": tag})
-        rows = [_plant(row) for row in cursor.fetchall()]
+        rows = query.rows(cursor)
     return rows[:limit], len(rows) > limit
 
 
-def delete(db, plant_id, outbox):
-    """Delete the plant with this id; False if there was none.
-
-    The deletion is announced to the outbox (plant.deleted, with the StoredPlant as its body)
-    in the same transaction, when anybody would receive it.
-    """
-    with db.transaction() as cursor:
-        deleted = DELETE_ANY.run(cursor, db.dialect, {"id": plant_id}, outbox, stored_body)
-    return deleted is not None
+def delete(db, plant_id):
+    """Delete the plant with this id; False if there was none. The deletion writes
+    plant.deleted, with the StoredPlant as its body, to the feed in the same transaction."""
+    return _changed(db, DELETE_ANY, {"id": plant_id}, DELETED, stored_body) is not None
 
 
-def update_as_seen(db, seen, plant, outbox):
-    """Make the stored plant plant (the same id) if it still is seen; whether it was.
-
-    The change is announced to the outbox (plant.updated, with plant as a StoredPlant) in the
-    same transaction, when anybody would receive it.
-    """
-    return _as_seen(db, UPDATE_AS_SEEN, seen, plant, outbox)
-
-
-def delete_as_seen(db, seen, outbox):
-    """Delete the stored plant if it still is seen; whether it was.
-
-    The deletion is announced as delete() announces it.
-    """
-    return _as_seen(db, DELETE_AS_SEEN, seen, seen, outbox)
-
-
-def _as_seen(db, statement, seen, plant, outbox):
+def update_as_seen(db, seen, plant):
+    """Make the stored plant plant (the same id) if it still is seen; whether it was. The
+    change writes plant.updated, with plant as a StoredPlant, to the feed in the same
+    transaction."""
     values = {**plant, **{SEEN[key]: seen[key] for key in SEEN}}
+    return _changed(db, UPDATE_AS_SEEN, values, UPDATED, lambda _: stored_body(plant)) is not None
+
+
+def delete_as_seen(db, seen):
+    """Delete the stored plant if it still is seen; whether it was. The deletion writes its
+    event as delete() does."""
+    values = {**seen, **{SEEN[key]: seen[key] for key in SEEN}}
+    return _changed(db, DELETE_AS_SEEN, values, DELETED, stored_body) is not None
+
+
+def _changed(db, statement, values, event_type, body):
+    # The plant the statement changed, its event written with body(plant) in the same
+    # transaction; None when the statement found no row to change.
     with db.transaction() as cursor:
-        row = statement.run(cursor, db.dialect, values, outbox, lambda _: stored_body(plant))
-    return row is not None
+        cursor.execute(statement[db.dialect], values)
+        row = statement.row(cursor)
+        if row is not None:
+            feed.publish(db, cursor, event_type, body(row))
+    return row
 
 
 def stored_body(plant):

@@ -4,7 +4,7 @@ import sqlalchemy
 from sqlalchemy import Column, String, Table, bindparam
 from sqlalchemy.exc import IntegrityError
 
-from ..database import Statement, metadata, utcnow
+from ..database import Statement, metadata, row_of, utcnow
 from ..database.sql import UTCDateTime
 
 tokens = Table(
@@ -52,14 +52,14 @@ class DuplicateName(Exception):
 
 def create(db, name, token_hash, scope, expires_at):
     """Record a token by its hash; raise DuplicateName if the name is taken."""
-    row = {
-        "name": name,
-        "token_hash": token_hash,
-        "scope": scope,
-        "created_at": db.bind_time(utcnow()),
-        "expires_at": db.bind_time(expires_at),
-        "revoked_at": None,
-    }
+    row = row_of(
+        tokens,
+        name=name,
+        token_hash=token_hash,
+        scope=scope,
+        created_at=db.bind_time(utcnow()),
+        expires_at=db.bind_time(expires_at),
+    )
     try:
         with db.transaction() as cursor:
             cursor.execute(INSERT[db.dialect], row)
@@ -94,11 +94,11 @@ def revoke(db, name):
     with db.transaction() as cursor:
         cursor.execute(REVOKE[db.dialect], {"name": name, "now": db.bind_time(utcnow())})
         cursor.execute(EXISTS[db.dialect], {"name": name})
-        return cursor.fetchone() is not None
+        return EXISTS.row(cursor) is not None
 
 
 def count_live(db):
     """How many tokens in the table could authenticate a request now."""
     with db.cursor() as cursor:
         cursor.execute(COUNT_LIVE[db.dialect], {"now": db.bind_time(utcnow())})
-        return cursor.fetchone()[0]
+        return COUNT_LIVE.row(cursor).count

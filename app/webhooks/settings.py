@@ -35,8 +35,6 @@ DEFAULTS = {
     "WEBHOOK_DISABLE_AFTER": 5 * 24 * 3600,
     # Fernet keys that endpoint secrets are stored encrypted with: the first encrypts.
     "WEBHOOK_KEYS": "",
-    # Seconds an event stays in the feed (GET /events), whose events the webhooks deliver.
-    "EVENT_RETENTION": 30 * 24 * 3600,
 }
 
 # Where the app keeps its WebhookSettings.
@@ -45,9 +43,8 @@ EXTENSION = "plantstore.webhook_settings"
 
 @dataclass(frozen=True)
 class WebhookSettings:
-    """The webhooks' settings as checked, read once at start: PLANTSTORE_WEBHOOK_<NAME> (or
-    PLANTSTORE_<NAME>, the feed's) is the field <name>, lower-cased; lists are tuples, and
-    seconds stay numbers of seconds."""
+    """The webhooks' settings as checked, read once at start: PLANTSTORE_WEBHOOK_<NAME> is the
+    field <name>, lower-cased; lists are tuples, and seconds stay numbers of seconds."""
 
     urls: tuple
     secret: str
@@ -69,14 +66,12 @@ class WebhookSettings:
     secret_overlap: float
     disable_after: float
     keys: tuple
-    event_retention: float
 
 
 def init_app(app):
     """Read the checked settings of app.config once, into the WebhookSettings of(app) gives."""
     names = (field.name.upper() for field in fields(WebhookSettings))
-    keys = {name: name if name in DEFAULTS else f"WEBHOOK_{name}" for name in names}
-    values = {name.lower(): app.config[key] for name, key in keys.items()}
+    values = {name.lower(): app.config[f"WEBHOOK_{name}"] for name in names}
     settings = app.extensions[EXTENSION] = WebhookSettings(**values)
     return settings
 
@@ -108,7 +103,6 @@ def check(config):
         "WEBHOOK_RETENTION",
         "WEBHOOK_SECRET_OVERLAP",
         "WEBHOOK_DISABLE_AFTER",
-        "EVENT_RETENTION",
     ):
         require_seconds(config, key)
     config["WEBHOOK_ALLOWED_NETWORKS"] = _networks(config["WEBHOOK_ALLOWED_NETWORKS"])

@@ -1,13 +1,14 @@
 """The one way into the database: what each failure is called, on both backends."""
 
 import pytest
+from sqlalchemy import bindparam, insert
 from sqlalchemy.exc import IntegrityError
 
 from app import database
-from app.database import Database, SchemaMissing, Unavailable
-from app.database.sql import driver_sql
+from app.database import Database, SchemaMissing, Statement, Unavailable
+from app.plants.store import plants
 
-INSERT = driver_sql("INSERT INTO plants (id, name) VALUES (:id, :name)")
+INSERT = Statement(insert(plants).values(id=bindparam("id"), name=bindparam("name")))
 
 
 @pytest.fixture

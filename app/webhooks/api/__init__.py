@@ -1,12 +1,10 @@
 """The HTTP API of webhooks: /webhooks, endpoints that receivers register, change and remove
-themselves with an admin token, and each endpoint's delivery log; /events, the feed that any
-token reads; their JSON shapes, the address rule at registration, and the document's webhooks
-section. It never imports the worker."""
+themselves with an admin token, and each endpoint's delivery log; their JSON shapes, the address
+rule at registration, and the document's webhooks section. It never imports the worker."""
 
 from . import log_routes
-from .feed import bp as feed_bp
 from .routes import KEYRING, bp
 
 log_routes.add_to(bp)
 
-__all__ = ["KEYRING", "bp", "feed_bp"]
+__all__ = ["KEYRING", "bp"]

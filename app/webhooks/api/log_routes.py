@@ -7,7 +7,7 @@ from ... import apidoc, auth, headers
 from ...database import get_db
 from ..tables import endpoints
 from ..tables.deliveries import log
-from . import history
+from . import resends
 from .delivery_schemas import (
     DeliveryIdSchema,
     DeliveryListQuerySchema,
@@ -31,11 +31,11 @@ DISABLED = (
     "The webhook endpoint is disabled: enable it first.",
 )
 NO_SUCH_DELIVERY = "The webhook endpoint has no delivery with this id."
-# What each refusal of history.py answers.
+# What each refusal of resends.py answers.
 REFUSALS = {
-    history.Refused.NO_ENDPOINT: (NotFound, NO_SUCH_ENDPOINT),
-    history.Refused.NO_DELIVERY: (NotFound, NO_SUCH_DELIVERY),
-    history.Refused.DISABLED: (Conflict, DISABLED[2]),
+    resends.Refused.NO_ENDPOINT: (NotFound, NO_SUCH_ENDPOINT),
+    resends.Refused.NO_DELIVERY: (NotFound, NO_SUCH_DELIVERY),
+    resends.Refused.DISABLED: (Conflict, DISABLED[2]),
 }
 
 
@@ -80,7 +80,7 @@ def resend_delivery(endpoint_id, delivery_id):
     A fresh set of attempts from now, under the same `webhook-id`. 404 for a delivery of
     another endpoint; 409 while the endpoint is disabled.
     """
-    _answer(history.resend(get_db(), endpoint_id, delivery_id))
+    _answer(resends.resend(get_db(), endpoint_id, delivery_id))
     return headers.no_content(202)
 
 
@@ -96,7 +96,7 @@ def recover_deliveries(recovery, endpoint_id):
     Each failed delivery created at `since` or later gets a fresh set of attempts from now,
     under its own `webhook-id`. 409 while the endpoint is disabled.
     """
-    _answer(history.recover(get_db(), endpoint_id, recovery["since"]))
+    _answer(resends.recover(get_db(), endpoint_id, recovery["since"]))
     return headers.no_content(202)
 
 

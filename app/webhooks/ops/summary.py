@@ -2,9 +2,10 @@
 
 import dataclasses
 
+from ... import events
 from ...database import utcnow
 from ..receivers import receiver_name
-from ..tables import endpoints, events
+from ..tables import endpoints
 from ..tables.deliveries import FAILED, totals
 
 
@@ -26,7 +27,7 @@ def per_receiver(db, configured):
     receiver: that is all a name shows of them.
     """
     now = utcnow()
-    waiting, oldest_event = events.waiting(db)
+    waiting, oldest_event = events.store.waiting(db)
     age = (now - oldest_event).total_seconds() if waiting else 0.0
     receivers = {endpoint_id: ReceiverSummary() for endpoint_id in endpoints.ids(db)}
     for url in configured:  # each URL gets its delivery of a waiting event

@@ -6,17 +6,6 @@ import datetime
 from typing import NamedTuple
 
 
-class Event(NamedTuple):
-    """An events row as the feed and the fan-out read it: its place (xid, id), its type, its
-    body's exact text, and created_at as stored."""
-
-    xid: int
-    id: int
-    type: str
-    body: str
-    created_at: object
-
-
 class Endpoint(NamedTuple):
     """An endpoint as a round reads it (rounds.for_worker): times are datetimes, secrets still
     sealed."""

@@ -1,18 +1,20 @@
 """The delivery worker, a process of its own (`flask webhooks run`): one event loop sends, one
-thread talks to the database, once a round, in one transaction (ledger.Ledger.exchange).
+thread talks to the database, once a round, in one transaction (``ledger.Ledger.round``), which
+takes what the loop hands it and hands back what it decided (a ``ledger.Round``).
 
 A delivery's life, and the one function that does each step:
 
-1. Written. A change's own statement asks whether anybody would receive its event
-   (``events.Announcing.run``), and the outbox writes one event row in the change's
-   transaction (``outbox.Outbox.publish``, ``tables.events.publish``).
-2. Fanned out. A round turns each event into one delivery row per receiver, pending, and
-   deletes the event (``fanout.fan_out``, ``tables.deliveries.queue.insert``).
+1. Written. Every change writes one event to the feed, in its own transaction, whether or not
+   anybody would receive it (``app/events/store.py``'s ``publish``, which the plants' store
+   calls).
+2. Fanned out. A round turns each event into one delivery per receiver, pending
+   (``fanout.fan_out``, ``tables.deliveries.queue.new``, ``tables.deliveries.queue.insert``),
+   and moves the fan-out's place in the feed past it.
 3. Claimed. The same round leases the due deliveries each receiver's window wants
    (``windows.Windows.wants``, ``tables.deliveries.queue.claim``), then writes the new ones it
    still wants already leased, in the fan-out; they wait in its queue (``windows.Windows.hold``).
 4. Sent. One attempt, signed with the receiver's keys (``loop.Worker._attempt``,
-   ``sender.Sender.send``, ``targets.Targets``).
+   ``sender.Sender.send``, ``targets.Targets``, which each round reads anew).
 5. Recorded. The attempt's Outcome (``retries.Retries.outcome``) is written in the next round
    (``tables.deliveries.queue.record``), with what it says of an endpoint
    (``disabling.judge``); a claimed delivery not sent is given back
@@ -27,7 +29,7 @@ A delivery's life, and the one function that does each step:
 
 A round's transaction does, in order: lock the endpoints whose deliveries it writes (ascending,
 before any delivery row, as the API does), write the windows for /metrics (every half second),
-read the endpoints, record (and disable), give back, claim, fan out (by each endpoint's history,
+read the endpoints, record (and disable), give back, claim, fan out (by each endpoint's timeline,
 read after the events), count the endpoints disabled: the write lock once per round, whatever
 the number of deliveries. Once a second, apart, ``ledger.Ledger.tidy`` deletes old delivered
 rows and settles the strays of endpoints disabled or deleted while a round read them; among the

@@ -2,11 +2,9 @@
 path, in the transaction that deletes the event, and writes those its windows want already
 claimed by it."""
 
-import uuid
-
-from ..tables import events
-from ..tables.deliveries import FAILED, PENDING, queue
-from ..tables.endpoints import history
+from ... import events
+from ..tables.deliveries import queue
+from ..tables.endpoints import timelines
 from ..tables.records import Delivery
 
 # The last_error of a delivery to an endpoint disabled between its event and its fan-out.
@@ -27,52 +25,44 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
     their first attempt counted: a claim that costs no statement of its own. The caller holds
     the rows of the endpoints in wants, so that none is disabled before the claims commit.
     """
-    after = events.claim_fanout(db, cursor)
-    rows = events.page(db, cursor, after, (), limit) if after is not None else []
+    after = events.store.claim_fanout(db, cursor)
+    rows = events.store.page(db, cursor, after, (), limit) if after is not None else []
     if not rows:
         return []
-    timelines = history.timelines(db, cursor).items()
-    deliveries, claimed, lease = [], [], db.bind_time(until)
+    states = timelines.of_endpoints(db, cursor).items()
+    deliveries, claimed, lease, left = [], [], db.bind_time(until), dict(wants)
     for event in rows:
         event_type, body, created_at = event.type, event.body, event.created_at
         receivers = [(url, True) for url in urls] if event_type in operator_types else []
-        receivers += _endpoints(timelines, event_type, db.read_time(created_at))
-        event_id = events.public_id(event)
+        receivers += _endpoints(states, event_type, db.read_time(created_at))
+        event_id = events.store.public_id(event)
         for receiver, enabled in receivers:
-            delivery = _new(receiver, event_type, body, created_at, enabled, event_id)
-            if enabled and wants.get(receiver, 0) > 0:
-                wants[receiver] -= 1
+            error = None if enabled else DISABLED
+            delivery = queue.new(receiver, event_type, body, created_at, event_id, error)
+            if enabled and left.get(receiver, 0) > 0:
+                left[receiver] -= 1
                 delivery.update(attempts=1, claimed_until=lease)
                 claimed.append(
-                    Delivery(delivery["id"], receiver, event_type, body, 1, lease, event_id)
+                    Delivery(
+                        id=delivery["id"],
+                        receiver=receiver,
+                        event=event_type,
+                        body=body,
+                        attempts=1,
+                        claim=lease,
+                        event_id=event_id,
+                    )
                 )
             deliveries.append(delivery)
     queue.insert(db, cursor, deliveries)
-    events.move(db, cursor, events.FANOUT, rows[-1])
+    events.store.move(db, cursor, events.store.FANOUT, rows[-1])
     return claimed
 
 
-def _endpoints(timelines, event_type, at):
+def _endpoints(states, event_type, at):
     # (endpoint id, whether it is enabled now) of each endpoint that took the event at at.
     return [
         (endpoint_id, timeline.enabled_now)
-        for endpoint_id, timeline in timelines
+        for endpoint_id, timeline in states
         if timeline.took(event_type, at)
     ]
-
-
-def _new(receiver, event_type, body, created_at, enabled, event_id):
-    # A delivery's row, pending and not claimed (failed when its endpoint is disabled).
-    return {
-        "id": uuid.uuid4().hex,
-        "receiver": receiver,
-        "event": event_type,
-        "body": body,
-        "status": PENDING if enabled else FAILED,
-        "attempts": 0,
-        "created_at": created_at,
-        "next_attempt_at": created_at,
-        "claimed_until": None,
-        "last_error": None if enabled else DISABLED,
-        "event_id": event_id,
-    }

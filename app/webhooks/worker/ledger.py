@@ -1,21 +1,23 @@
 """The worker's side of the database: each round's one transaction, and the transaction that
-settles a stop. Its methods run in the worker's database thread."""
+settles a stop. Its methods run in the worker's database thread: what a round needs is handed
+in, and what it decided is handed back (a Round), never an object the loop's thread changes."""
 
+import collections
 import datetime
 import time
 import uuid
+from typing import NamedTuple
 
 from ... import database, events
 from ...database import utcnow
 from .. import settings
 from ..receivers import is_endpoint
-from ..tables import events as event_table
 from ..tables import window_sizes
 from ..tables.deliveries import log, queue
-from ..tables.endpoints import history, rounds
+from ..tables.endpoints import rounds, timelines
 from . import disabling, fanout
 from .retries import Retries
-from .targets import Targets
+from .targets import Reader, Targets
 
 # Seconds a lease allows beyond the attempt and its recording, for clocks of hosts that differ.
 CLOCK_MARGIN = 5
@@ -27,6 +29,14 @@ WINDOWS_INTERVAL, WINDOWS_LIFE = 0.5, 5
 # past the oldest event waiting: an event is committed within seconds of its stamp, on hosts
 # whose clocks differ by less than a minute.
 PRUNE_INTERVAL, HISTORY_KEPT = 60, datetime.timedelta(hours=1)
+
+
+class Round(NamedTuple):
+    """What one round decided: the Deliveries it claimed, and every receiver's Targets as it
+    read them."""
+
+    claimed: list
+    targets: Targets
 
 
 class Ledger:
@@ -41,7 +51,9 @@ class Ledger:
         self.urls = values.urls
         self.disable_after = values.disable_after
         self.retries = Retries(values)
-        self.targets = Targets(values, app.logger)
+        self.reader = Reader(values, app.logger)
+        # The receivers as the last round read them, for tidy; the operator's before any round.
+        self.targets = self.reader.operator()
         self.operator_types = {
             name for name, event_type in events.types(app).items() if event_type.operator
         }
@@ -51,38 +63,41 @@ class Ledger:
         self.lease = datetime.timedelta(
             seconds=2 * values.timeout + app.config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
         )
-        self.event_retention = datetime.timedelta(seconds=values.event_retention)
+        self.event_retention = datetime.timedelta(seconds=events.settings.of(app).retention)
         self.worker = uuid.uuid4().hex
         self._windows_due = self._prune_due = 0.0
 
-    def exchange(self, outcomes, unsent, wants, sizes):
+    def round(self, outcomes, unsent, wants, sizes, kept=()):
         """One round's transaction, steps 2, 3 and 5 of a delivery's life (see the package's
-        docstring); the Deliveries claimed (up to wants[receiver] each). Every WINDOWS_INTERVAL,
-        the windows' sizes ({receiver: size}) are written for /metrics too."""
+        docstring): the Round, with the Deliveries claimed (up to wants[receiver] each) and the
+        Targets read, with kept, operator's URLs no longer configured that are still sent to.
+        Every WINDOWS_INTERVAL, the windows' sizes ({receiver: size}) are written for /metrics
+        too. Nothing given is changed."""
         with self.db.transaction() as cursor:
             self._lock(cursor, outcomes, unsent, wants)
             self._write_windows(cursor, sizes)
-            disabled = self._record(cursor, outcomes)
+            disabled = self._record(cursor, outcomes, kept)
             queue.release(self.db, cursor, unsent)
             until = utcnow() + self.lease
             # Claims only for what is still sent to, as read with the endpoints locked.
-            left = {key: count for key, count in wants.items() if key in self.targets.by_receiver}
+            sent_to = self.targets.by_receiver
+            wanted = {key: count for key, count in wants.items() if key in sent_to}
             # The most overdue first; what the windows still want comes claimed from the fan-out.
-            claimed = queue.claim(self.db, cursor, left, until, self.retries)
-            for delivery in claimed:
-                left[delivery.receiver] -= 1
+            claimed = queue.claim(self.db, cursor, wanted, until, self.retries)
+            taken = collections.Counter(delivery.receiver for delivery in claimed)
+            left = {key: count - taken[key] for key, count in wanted.items()}
             claimed += fanout.fan_out(
                 self.db, cursor, self.urls, self.operator_types, FANOUT_BATCH, left, until
             )
             disabling.count(self.db, cursor, disabled)
-            return claimed
+            return Round(claimed, self.targets)
 
-    def settle(self, outcomes, unsent):
+    def settle(self, outcomes, unsent, kept=()):
         """Record the last outcomes, give back what was not sent, and take this worker's
         windows off /metrics (at a stop)."""
         with self.db.transaction() as cursor:
             self._lock(cursor, outcomes, unsent, {})
-            disabled = self._record(cursor, outcomes)
+            disabled = self._record(cursor, outcomes, kept)
             queue.release(self.db, cursor, unsent)
             window_sizes.forget(self.db, cursor, self.worker)
             disabling.count(self.db, cursor, disabled)
@@ -96,7 +111,7 @@ class Ledger:
         receivers = queue.receivers(self.db)
         deleted = queue.delete_delivered(self.db, receivers, retention, batch)
         before = utcnow() - self.event_retention
-        deleted = max(deleted, event_table.delete_old(self.db, before, batch))
+        deleted = max(deleted, events.store.delete_old(self.db, before, batch))
         strays = list(self._strays(receivers))
         if strays:
             with self.db.transaction() as cursor:
@@ -109,8 +124,8 @@ class Ledger:
         if time.monotonic() < self._prune_due:
             return
         now = utcnow()
-        oldest = event_table.waiting(self.db)[1] or now
-        history.prune(self.db, min(oldest, now) - HISTORY_KEPT)
+        oldest = events.store.waiting(self.db)[1] or now
+        timelines.prune(self.db, min(oldest, now) - HISTORY_KEPT)
         self._prune_due = time.monotonic() + PRUNE_INTERVAL
 
     def fail_pending(self, receiver, error):
@@ -144,9 +159,9 @@ class Ledger:
         reads = {each.receiver for each in unsent} | set(wants)
         rounds.lock(self.db, cursor, writes, {each for each in reads if is_endpoint(each)})
 
-    def _record(self, cursor, outcomes):
+    def _record(self, cursor, outcomes, kept):
         # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge.
-        self.targets.refresh(self.db, cursor)
+        self.targets = self.reader.read(self.db, cursor, kept)
         queue.record(self.db, cursor, outcomes)
         known = self.targets.endpoints
         disabled = disabling.judge(self.db, cursor, outcomes, utcnow(), self.disable_after, known)

@@ -47,7 +47,10 @@ class Worker:
         self.db = database.of(app)
         self.logger = app.logger
         self.ledger = Ledger(app)
+        # The receivers as the last round read them (never changed: each round hands new ones
+        # back), and the operator's URLs no longer configured that are still sent to.
         self.targets = self.ledger.targets
+        self.kept = frozenset()
         self.retries = self.ledger.retries
         self.poll_interval = values.poll_interval
         self.timeout = values.timeout
@@ -106,8 +109,9 @@ class Worker:
             send_by = time.monotonic() + self.timeout
             try:
                 wants = self.windows.wants(self.targets.by_receiver)
-                claimed = await self._in_db(
-                    self.ledger.exchange, outcomes, unsent, wants, self.windows.sizes()
+                sizes = self.windows.sizes()
+                claimed, self.targets = await self._in_db(
+                    self.ledger.round, outcomes, unsent, wants, sizes, self.kept
                 )
             except DATABASE_ERRORS as error:
                 self.outcomes[:0] = outcomes
@@ -191,7 +195,10 @@ class Worker:
         # Looked for every second, not at start alone: retry-failed makes a removed URL's failed
         # deliveries pending again, and a host not yet rolled out may still write some.
         for receiver in receivers:
-            if is_endpoint(receiver) or self.targets.keep(receiver):
+            if is_endpoint(receiver) or receiver in self.targets.by_receiver:
+                continue
+            if self.settings.secret:  # sent to as the operator's are, from the next round on
+                self.kept |= {receiver}
                 continue
             # Its failed rows are listed every second: a write transaction only for a pending one.
             if not await self._in_db(queue.any_pending, self.db, receiver):
@@ -232,7 +239,7 @@ class Worker:
         gives_up = time.monotonic() + self.db.timeout
         while True:
             try:
-                await self._in_db(self.ledger.settle, self.outcomes, self.unsent)
+                await self._in_db(self.ledger.settle, self.outcomes, self.unsent, self.kept)
                 return
             except DATABASE_ERRORS as error:
                 if time.monotonic() > gives_up:

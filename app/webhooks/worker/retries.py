@@ -33,7 +33,12 @@ class Retries:
                 delay = min(max(delay, answer.retry_after), delay + RETRY_AFTER_CAP)
             retry_at = utcnow() + datetime.timedelta(seconds=delay)
         return Outcome(
-            delivery.id, delivery.receiver, answer.error, retry_at, answer.status, delivery.claim
+            id=delivery.id,
+            receiver=delivery.receiver,
+            error=answer.error,
+            retry_at=retry_at,
+            response_status=answer.status,
+            claim=delivery.claim,
         )
 
     def _backoff(self, attempts):

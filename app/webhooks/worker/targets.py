@@ -22,43 +22,50 @@ class Target(NamedTuple):
     guarded: bool
 
 
-class Targets:
-    """The Target of each receiver (by_receiver): the operator's URLs, and every enabled
-    endpoint by its id; and every endpoint as last read (an Endpoint, rounds.for_worker), for
-    the disabling."""
+class Targets(NamedTuple):
+    """Every receiver as one round read it, never changed after: by_receiver holds the Target of
+    each (the operator's URLs, those no longer configured that are still sent to, and every
+    enabled endpoint by its id); endpoints, every endpoint as read (an Endpoint,
+    rounds.for_worker), for the disabling. The database thread makes it, the loop reads it."""
+
+    by_receiver: dict
+    endpoints: dict
+
+    def get(self, receiver):
+        """The Target of receiver, or None when it is no longer sent to (an endpoint deleted or
+        disabled)."""
+        return self.by_receiver.get(receiver)
+
+
+class Reader:
+    """Reads the Targets in a round's transaction, opening each endpoint's sealed secrets once
+    per stored text. What it keeps (the keys opened, the secrets found unreadable) is the
+    database thread's alone."""
 
     def __init__(self, settings, logger):
         self.logger = logger
         self.keyring = Keyring(settings.keys)
-        self.secret = secret = settings.secret.encode()
-        self.operator = {
-            url: Target(url, receiver_name(url), (secret,), False) for url in settings.urls
-        }
-        self.by_receiver = dict(self.operator)
-        self.endpoints = {}
+        self.secret = settings.secret.encode()
+        self.urls = settings.urls
         self._unreadable = set()
         self._keys = {}
         # Said once, when the first endpoint is read: a worker with none has nothing to seal.
         self._warn_unsealed = not settings.keys
 
-    def keep(self, url):
-        """Send to an operator's URL no longer configured too, as the operator's receivers are
-        sent to: its deliveries still pending were promised, and go out or fail in time. False
-        when there is no PLANTSTORE_WEBHOOK_SECRET to sign them with. Called in the loop's
-        thread."""
-        if url in self.operator:
-            return True
-        if not self.secret:
-            return False
-        target = Target(url, receiver_name(url), (self.secret,), False)
-        # Replaced, never changed in place: refresh() copies operator in the database thread.
-        self.operator = {**self.operator, url: target}
-        self.by_receiver = {**self.by_receiver, url: target}
-        return True
+    def operator(self, kept=()):
+        """The Targets of the operator's receivers alone: the configured URLs, and kept, URLs no
+        longer configured whose pending deliveries were promised (the loop keeps only those
+        it can sign for)."""
+        targets = {
+            url: Target(url=url, name=receiver_name(url), keys=(self.secret,), guarded=False)
+            for url in (*self.urls, *kept)
+        }
+        return Targets(targets, {})
 
-    def refresh(self, db, cursor):
-        """Read the endpoints again, in the cursor's transaction: one read a round."""
-        targets = dict(self.operator)
+    def read(self, db, cursor, kept):
+        """Every receiver's Targets, the endpoints read in the cursor's transaction: one read a
+        round."""
+        targets = dict(self.operator(kept).by_receiver)
         now = utcnow()
         read = {each.id: each for each in rounds.for_worker(db, cursor)}
         # Only what the endpoints hold now is kept: deleted ones and replaced secrets go.
@@ -77,9 +84,8 @@ class Targets:
                 sealed.append(each.older_secret)
             keys = self._open(each.id, sealed, opened)
             if keys:
-                targets[each.id] = Target(each.url, each.id, keys, True)
-        self.endpoints = read
-        self.by_receiver = targets
+                targets[each.id] = Target(url=each.url, name=each.id, keys=keys, guarded=True)
+        return Targets(targets, read)
 
     def _open(self, endpoint_id, sealed, opened):
         # Opened once per stored text, not at every reading: Fernet's check costs as much as a
@@ -98,8 +104,3 @@ class Targets:
         key = opened.get(sealed) or signing_key(self.keyring.open(sealed))
         self._keys[sealed] = key
         return key
-
-    def get(self, receiver):
-        """The Target of receiver, or None when it is no longer sent to (an endpoint deleted or
-        disabled)."""
-        return self.by_receiver.get(receiver)

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
-from app.webhooks.tables import events
+from app.events import store as feed
 from app.webhooks.tables.deliveries import queue
 from app.webhooks.worker.ledger import Ledger
 from endpoint_helpers import delivery_rows, register, send
@@ -97,7 +97,7 @@ def test_a_disable_during_a_round_fails_what_the_round_claimed_for_the_endpoint(
         path = f"/webhooks/{endpoint}"
         answers.append(send(client, "PATCH", path, headers, {"enabled": False}).status_code)
 
-    page = events.page
+    page = feed.page
 
     def disabled_meanwhile(db, cursor, after, types, limit):
         # The round has begun: a disable comes now, before the fan-out writes its claims.
@@ -105,8 +105,8 @@ def test_a_disable_during_a_round_fails_what_the_round_claimed_for_the_endpoint(
         wait_for(lambda: answers or waits_for_a_lock(db), 5, "the disable to end or wait")
         return page(db, cursor, after, types, limit)
 
-    monkeypatch.setattr(events, "page", disabled_meanwhile)
-    ledger.exchange([], [], {endpoint: 4}, {})
+    monkeypatch.setattr(feed, "page", disabled_meanwhile)
+    ledger.round([], [], {endpoint: 4}, {})
     ended = time.monotonic()
     wait_for(lambda: answers, 10, "the disable")
     assert answers == [200]
@@ -121,7 +121,7 @@ def test_a_round_holds_the_endpoint_of_a_delivery_it_gives_back_before_its_row(
 ):
     app = make_app(**ENDPOINT_SETTINGS)
     _, _, endpoint, ledger = one_event(app)
-    (claimed,) = ledger.exchange([], [], {endpoint: 1}, {})
+    (claimed,) = ledger.round([], [], {endpoint: 1}, {}).claimed
     release, held = queue.release, []
 
     def probed(db, cursor, deliveries):
@@ -130,7 +130,7 @@ def test_a_round_holds_the_endpoint_of_a_delivery_it_gives_back_before_its_row(
         release(db, cursor, deliveries)
 
     monkeypatch.setattr(queue, "release", probed)
-    ledger.exchange([], [claimed], {}, {})
+    ledger.round([], [claimed], {}, {})
     assert held == [True]
     (row,) = delivery_rows(app, endpoint).values()
     assert (row["status"], row["attempts"], row["claimed_until"]) == ("pending", 0, None)

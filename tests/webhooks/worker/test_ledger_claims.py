@@ -27,7 +27,7 @@ def claimed(make_app):
         endpoint = register(client, headers, events=["plant.created"])["id"]
         assert create(client, 1).status_code == 200
         ledger = Ledger(app)
-        (delivery,) = ledger.exchange([], [], {endpoint: 1}, {})
+        (delivery,) = ledger.round([], [], {endpoint: 1}, {}).claimed
 
         def resend():
             path = f"/webhooks/{endpoint}/deliveries/{delivery.id}/resend"
@@ -48,14 +48,14 @@ def test_an_outcome_under_a_claim_taken_again_elsewhere_is_not_recorded(claimed)
     app, endpoint, first, ledger, _ = claimed()
     lease_ends(app, first.id)  # its worker seemed lost: another claims it
     elsewhere = Ledger(app)
-    (second,) = elsewhere.exchange([], [], {endpoint: 1}, {})
+    (second,) = elsewhere.round([], [], {endpoint: 1}, {}).claimed
     assert (second.id, second.attempts) == (first.id, 2)
     late = Outcome(first.id, endpoint, None, None, 200, first.claim)
-    ledger.exchange([late], [first], {}, {})
+    ledger.round([late], [first], {}, {})
     # Neither the late outcome nor the give-back touch the attempt in flight elsewhere.
     assert row_of(app, endpoint, first) == ("pending", 2, True, None)
     failed = Outcome(second.id, endpoint, "HTTP 500", None, 500, second.claim)
-    elsewhere.exchange([failed], [], {}, {})
+    elsewhere.round([failed], [], {}, {})
     assert row_of(app, endpoint, first) == ("failed", 2, False, "HTTP 500")
 
 
@@ -65,11 +65,11 @@ def test_an_outcome_during_a_resend_leaves_the_delivery_due_with_fresh_attempts(
     resend()
     assert row_of(app, endpoint, delivery) == ("pending", 0, True, None)  # the claim is kept
     outcome = Outcome(delivery.id, endpoint, "HTTP 500", None, 500, delivery.claim)
-    assert ledger.exchange([outcome], [], {}, {}) == []
+    assert ledger.round([outcome], [], {}, {}).claimed == []
     assert row_of(app, endpoint, delivery) == ("pending", 0, False, "HTTP 500")
     row = delivery_rows(app, endpoint)[delivery.id]
     assert row["next_attempt_at"] <= utcnow()  # due now, not after a backoff
-    (again,) = ledger.exchange([], [], {endpoint: 1}, {})
+    (again,) = ledger.round([], [], {endpoint: 1}, {}).claimed
     assert (again.id, again.attempts) == (delivery.id, 1)
 
 
@@ -84,7 +84,7 @@ def test_an_outcome_during_a_resend_is_not_kept_and_the_delivery_stays_due(claim
     error, status, retry_in = LATER[answer]
     retry_at = utcnow() + datetime.timedelta(seconds=retry_in) if retry_in else None
     outcome = Outcome(delivery.id, endpoint, error, retry_at, status, delivery.claim)
-    ledger.exchange([outcome], [], {}, {})
+    ledger.round([outcome], [], {}, {})
     row = delivery_rows(app, endpoint)[delivery.id]
     # The resend asked for another attempt after this one: it is still owed, now.
     assert (row["status"], row["attempts"], row["delivered_at"]) == ("pending", 0, None)
@@ -94,18 +94,18 @@ def test_an_outcome_during_a_resend_is_not_kept_and_the_delivery_stays_due(claim
 def test_a_give_back_during_a_resend_keeps_the_fresh_attempts(claimed):
     app, endpoint, delivery, ledger, resend = claimed()
     resend()
-    ledger.exchange([], [delivery], {}, {})
+    ledger.round([], [delivery], {}, {})
     assert row_of(app, endpoint, delivery) == ("pending", 0, False, None)
-    (again,) = ledger.exchange([], [], {endpoint: 1}, {})
+    (again,) = ledger.round([], [], {endpoint: 1}, {}).claimed
     assert again.attempts == 1
 
 
 def test_a_resend_after_the_outcome_was_recorded_starts_afresh(claimed):
     app, endpoint, delivery, ledger, resend = claimed(WEBHOOK_MAX_ATTEMPTS=1)
     outcome = Outcome(delivery.id, endpoint, "HTTP 500", None, 500, delivery.claim)
-    ledger.exchange([outcome], [], {}, {})
+    ledger.round([outcome], [], {}, {})
     assert row_of(app, endpoint, delivery) == ("failed", 1, False, "HTTP 500")
     resend()
     assert row_of(app, endpoint, delivery) == ("pending", 0, False, None)
-    (again,) = ledger.exchange([], [], {endpoint: 1}, {})
+    (again,) = ledger.round([], [], {endpoint: 1}, {}).claimed
     assert again.attempts == 1

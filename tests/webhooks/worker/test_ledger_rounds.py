@@ -41,21 +41,21 @@ def column(app, name):
 
 def test_a_round_fans_the_events_out_and_writes_claimed_what_the_window_wants(published):
     app, ledger = published(3)
-    claimed = ledger.exchange([], [], {URL: 2}, {})
+    claimed = ledger.round([], [], {URL: 2}, {}).claimed
     assert [(each.receiver, each.attempts) for each in claimed] == [(URL, 1)] * 2
     attempts = column(app, "attempts")
     assert sorted(attempts.values()) == [0, 1, 1]
     assert {key for key, count in attempts.items() if count} == {each.id for each in claimed}
     assert set(column(app, "status").values()) == {"pending"}
     # The next round claims the one left from the outbox; the events were fanned out once.
-    (left,) = ledger.exchange([], [], {URL: 5}, {})
+    (left,) = ledger.round([], [], {URL: 5}, {}).claimed
     assert left.id not in {each.id for each in claimed}
     assert sorted(column(app, "attempts").values()) == [1, 1, 1]
 
 
 def test_a_round_claims_nothing_for_a_receiver_that_wants_none(published):
     app, ledger = published(2)
-    assert ledger.exchange([], [], {}, {}) == []
+    assert ledger.round([], [], {}, {}).claimed == []
     assert column(app, "attempts") != {}
     assert set(column(app, "attempts").values()) == {0}
     assert set(column(app, "claimed_until").values()) == {None}
@@ -63,14 +63,14 @@ def test_a_round_claims_nothing_for_a_receiver_that_wants_none(published):
 
 def test_a_round_records_delivered_retried_and_failed_outcomes(published):
     app, ledger = published(3)
-    delivered, retried, failed = ledger.exchange([], [], {URL: 3}, {})
+    delivered, retried, failed = ledger.round([], [], {URL: 3}, {}).claimed
     retry_at = utcnow() + datetime.timedelta(hours=1)
     outcomes = [
         Outcome(delivered.id, URL, None, None, 204, delivered.claim),
         Outcome(retried.id, URL, "HTTP 500", retry_at, 500, retried.claim),
         Outcome(failed.id, URL, "timeout", None, None, failed.claim),
     ]
-    assert ledger.exchange(outcomes, [], {URL: 3}, {}) == []  # none due again
+    assert ledger.round(outcomes, [], {URL: 3}, {}).claimed == []  # none due again
     rows = delivery_rows(app, URL)
     shown = {
         key: (row["status"], row["last_error"], row["response_status"], row["claimed_until"])
@@ -88,23 +88,23 @@ def test_a_round_records_delivered_retried_and_failed_outcomes(published):
 
 def test_a_round_gives_back_what_was_not_sent_with_its_attempt(published):
     app, ledger = published(2)
-    claimed = ledger.exchange([], [], {URL: 2}, {})
-    assert ledger.exchange([], claimed, {}, {}) == []
+    claimed = ledger.round([], [], {URL: 2}, {}).claimed
+    assert ledger.round([], claimed, {}, {}).claimed == []
     assert set(column(app, "attempts").values()) == {0}
     assert set(column(app, "claimed_until").values()) == {None}
-    again = ledger.exchange([], [], {URL: 2}, {})
+    again = ledger.round([], [], {URL: 2}, {}).claimed
     assert {each.id for each in again} == {each.id for each in claimed}
 
 
 def test_a_lost_attempt_is_tried_again_once_its_lease_ends_and_failed_past_the_last(published):
     app, ledger = published(1, WEBHOOK_MAX_ATTEMPTS=2)
-    (first,) = ledger.exchange([], [], {URL: 1}, {})
-    assert ledger.exchange([], [], {URL: 1}, {}) == []  # its lease holds
+    (first,) = ledger.round([], [], {URL: 1}, {}).claimed
+    assert ledger.round([], [], {URL: 1}, {}).claimed == []  # its lease holds
     lease_ends(app, first.id)
-    (second,) = ledger.exchange([], [], {URL: 1}, {})
+    (second,) = ledger.round([], [], {URL: 1}, {}).claimed
     assert (second.id, second.attempts) == (first.id, 2)
     lease_ends(app, first.id)
-    assert ledger.exchange([], [], {URL: 1}, {}) == []
+    assert ledger.round([], [], {URL: 1}, {}).claimed == []
     row = delivery_rows(app, URL)[first.id]
     assert (row["status"], row["last_error"], row["attempts"]) == ("failed", LOST, 2)
 
@@ -119,7 +119,7 @@ def window_of(client, receiver):
 def test_a_round_shows_the_windows_on_metrics_until_the_worker_settles(published):
     app, ledger = published(0)
     client = app.test_client()
-    ledger.exchange([], [], {}, {URL: 8})
+    ledger.round([], [], {}, {URL: 8})
     assert window_of(client, URL) == 8
     ledger.settle([], [])
     assert window_of(client, URL) is None
@@ -127,7 +127,7 @@ def test_a_round_shows_the_windows_on_metrics_until_the_worker_settles(published
 
 def test_settling_records_the_last_outcomes_and_gives_back_the_rest(published):
     app, ledger = published(2)
-    sent, unsent = ledger.exchange([], [], {URL: 2}, {})
+    sent, unsent = ledger.round([], [], {URL: 2}, {}).claimed
     ledger.settle([Outcome(sent.id, URL, None, None, 200, sent.claim)], [unsent])
     rows = delivery_rows(app, URL)
     assert (rows[sent.id]["status"], rows[sent.id]["attempts"]) == ("delivered", 1)

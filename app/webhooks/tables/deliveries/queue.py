@@ -1,6 +1,8 @@
 """The worker's statements on the deliveries table: write them as events are fanned out,
 claim the due ones, record their outcomes, give back the unsent, delete the old delivered."""
 
+import uuid
+
 import sqlalchemy
 from sqlalchemy import bindparam, case, func, null, or_, select, update
 
@@ -18,11 +20,27 @@ INSERT = Statement(sqlalchemy.insert(deliveries))
 UNTRIED = dict.fromkeys(c.keys())
 
 
+def new(receiver, event, body, created_at, event_id, error=None):
+    """A delivery's row as the fan-out makes it, every column of the table: pending and not
+    claimed, or failed with error (its endpoint disabled); created_at as the event's."""
+    return UNTRIED | {
+        "id": uuid.uuid4().hex,
+        "receiver": receiver,
+        "event": event,
+        "body": body,
+        "status": FAILED if error else PENDING,
+        "attempts": 0,
+        "created_at": created_at,
+        "next_attempt_at": created_at,
+        "last_error": error,
+        "event_id": event_id,
+    }
+
+
 def insert(db, cursor, rows):
-    """Write new deliveries (dicts of their columns; those of an attempt may be left out) in
-    the cursor's transaction."""
+    """Write new deliveries (rows that new() made) in the cursor's transaction."""
     if rows:
-        cursor.executemany(INSERT[db.dialect], [UNTRIED | row for row in rows])
+        cursor.executemany(INSERT[db.dialect], rows)
 
 
 # Due or lost (lease run out) deliveries of one receiver, most overdue first.
@@ -120,7 +138,15 @@ def claim(db, cursor, wants, until, retries):
             if retries.another_allowed(due.attempts):
                 attempts, claim = due.attempts + 1, bound["until"]
                 claimed.append(
-                    Delivery(due.id, receiver, due.event, due.body, attempts, claim, due.event_id)
+                    Delivery(
+                        id=due.id,
+                        receiver=receiver,
+                        event=due.event,
+                        body=due.body,
+                        attempts=attempts,
+                        claim=claim,
+                        event_id=due.event_id,
+                    )
                 )
             else:
                 lost.append({"id": due.id})

@@ -1,6 +1,6 @@
 """The webhook_endpoints table, receivers registered through the API, and its statements: the
 API's here, a secret's rotation in rotation.py, the worker's in rounds.py; every state each one
-has been in, in history.py."""
+has been in, in timelines.py."""
 
 import json
 
@@ -22,8 +22,8 @@ from sqlalchemy import (
 from ....database import Statement, metadata, utcnow
 from ....database.sql import UTCDateTime
 from ..deliveries import log
-from . import history
-from .history import webhook_endpoint_history
+from . import timelines
+from .timelines import webhook_endpoint_history
 
 ID_LENGTH = 64
 # Why an endpoint was disabled, as disabled_reason says it.
@@ -37,7 +37,7 @@ webhook_endpoints = Table(
     Column("id", String(ID_LENGTH), primary_key=True),
     Column("url", Text, nullable=False),
     Column("description", String(255), nullable=False),
-    # A JSON array of event types: read whole, by the API and by the fan-out (history.py).
+    # A JSON array of event types: read whole, by the API and by the fan-out (timelines.py).
     Column("events", Text, nullable=False),
     Column("enabled", Boolean, nullable=False),
     Column("disabled_reason", Text),
@@ -83,7 +83,7 @@ ENABLE = Statement(
 )
 IDS = Statement(select(c.id).order_by(c.id))
 # The endpoint's state as it now is, from now, in the transaction that changed it (which holds
-# its row): what the fan-out of an event written from then on goes by (history.py).
+# its row): what the fan-out of an event written from then on goes by (timelines.py).
 RECORD_STATE = Statement(
     insert(webhook_endpoint_history).from_select(
         ["endpoint_id", "since", "enabled", "events"],
@@ -141,7 +141,7 @@ def create(db, endpoint, sealed_secret, most):
         if not db.is_sqlite:  # SQLite's write lock is held already
             cursor.execute(LOCK)
         cursor.execute(COUNT[db.dialect])
-        if cursor.fetchone()[0] >= most:
+        if COUNT.row(cursor).count >= most:
             raise TooMany(most)
         # Made from the time it holds the write lock, as every event it may take is stamped.
         now = utcnow()
@@ -215,7 +215,7 @@ def delete(db, endpoint_id):
         cursor.execute(DELETE[db.dialect], {"id": endpoint_id})
         if cursor.rowcount != 1:
             return False
-        history.forget(db, cursor, endpoint_id)
+        timelines.forget(db, cursor, endpoint_id)
         log.delete(db, cursor, endpoint_id)
         return True
 

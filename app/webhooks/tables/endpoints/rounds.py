@@ -12,7 +12,7 @@ from . import DISABLED_FAILING, webhook_endpoints
 c = webhook_endpoints.c
 BY_ID = c.id == bindparam("id")
 # What the worker needs of every endpoint, read once a round, to send and judge, as an
-# Endpoint (for_worker reads its times). The fan-out goes by history.py, what each endpoint
+# Endpoint (for_worker reads its times). The fan-out goes by timelines.py, what each endpoint
 # took when.
 FOR_WORKER = Statement(
     select(

@@ -10,9 +10,9 @@ from sqlalchemy import text
 
 from app import database
 from app.database import utcnow
-from app.events import OUTBOX
-from app.plants.events import CREATED
-from app.webhooks.tables.endpoints import history
+from app.events import store as feed
+from app.plants.event_types import CREATED
+from app.webhooks.tables.endpoints import timelines
 from app.webhooks.worker import fanout
 from endpoint_helpers import delivery_rows, register, send
 from harness.processes import wait_for
@@ -99,8 +99,7 @@ def test_a_disable_that_waits_for_the_write_lock_counts_from_when_it_holds_it(ma
         started = time.monotonic()
         wait_for(lambda: _waits_for_the_write_lock(app, disabling), 5, "the PATCH to wait")
         # A create commits while the PATCH waits: the endpoint is still enabled for its event.
-        with app.app_context():
-            app.extensions[OUTBOX].publish(cursor, CREATED, {"id": 1, "name": "Fern"})
+        feed.publish(database.of(app), cursor, CREATED, {"id": 1, "name": "Fern"})
     disabling.join(10)
     assert [answer.status_code for answer in answers] == [200]
     assert time.monotonic() - started < 5
@@ -121,9 +120,9 @@ def test_a_state_replaced_before_the_horizon_is_forgotten_the_one_in_force_kept(
 
     def states():
         with db.cursor() as cursor:
-            return [sorted(each) for each in history.timelines(db, cursor)[endpoint].events]
+            return [sorted(each) for each in timelines.of_endpoints(db, cursor)[endpoint].events]
 
-    assert history.prune(db, between) == 1
+    assert timelines.prune(db, between) == 1
     assert states() == [["plant.updated"], ["plant.deleted"]]
-    assert history.prune(db, utcnow()) == 1
+    assert timelines.prune(db, utcnow()) == 1
     assert states() == [["plant.deleted"]]

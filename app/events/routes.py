@@ -1,15 +1,15 @@
 """The /events blueprint: the events feed, which any valid token reads, a page at a time, in the
-feed's order (see tables/events.py)."""
+feed's order (see store.py)."""
 
 import orjson
 from flask import Blueprint
 from werkzeug.exceptions import Gone
 
-from ... import apidoc, auth, headers
-from ...database import get_db
-from ...jsonprovider import json_response
-from ..tables import events
-from .feed_schemas import EXAMPLE_ID, EventSchema, FeedQuerySchema
+from .. import apidoc, auth, headers
+from ..database import get_db
+from ..jsonprovider import json_response
+from . import store
+from .schemas import EXAMPLE_ID, EventSchema, FeedQuerySchema
 
 bp = apidoc.tag(
     Blueprint("events", __name__, url_prefix="/events"),
@@ -61,13 +61,13 @@ def list_events(query):
     db = get_db()
     with db.cursor() as cursor:
         # From the oldest kept: past what the retention deleted.
-        after = events.where(db, cursor, events.DELETED) if given is None else events.place(given)
-        page = events.page(db, cursor, after, types, limit)
+        after = store.where(db, cursor, store.DELETED) if given is None else store.place(given)
+        page = store.page(db, cursor, after, types, limit)
         # Checked after the page is read: a deletion that the page already missed is seen too.
-        dropped = given is not None and events.dropped_after(db, cursor, after)
+        dropped = given is not None and store.dropped_after(db, cursor, after)
     if dropped:
         raise Gone(DROPPED)
-    last = events.public_id(page[-1]) if page else given
+    last = store.public_id(page[-1]) if page else given
     kept = {"types": ",".join(types)} if types else {}
     link = headers.next_page(".list_events", limit=limit, after=last, **kept)
     # Built here rather than dumped by EventSchema: each body goes out as the exact text
@@ -79,7 +79,7 @@ def list_events(query):
 
 def _shown(db, event):
     return {
-        "id": events.public_id(event),
+        "id": store.public_id(event),
         "type": event.type,
         "created_at": db.read_time(event.created_at),
         "data": orjson.Fragment(event.body),

@@ -9,9 +9,9 @@ import pytest
 from app import database
 from app.auth import READ_ONLY
 from app.database import utcnow
+from app.events import store
 from app.tokens import store as token_store
 from app.tokens.lookup import token_hash
-from app.webhooks.tables import events
 from helpers import assert_error
 from webhook_helpers import create
 
@@ -176,9 +176,9 @@ def delete_first(app, count):
     """Let the retention delete the first count events, all marked fanned out first."""
     db = database.of(app)
     with db.transaction() as cursor:
-        every = events.page(db, cursor, events.START, (), 1000)
-        events.move(db, cursor, events.FANOUT, every[-1])
-    assert events.delete_old(db, utcnow() + datetime.timedelta(days=1), count) == count
+        every = store.page(db, cursor, store.START, (), 1000)
+        store.move(db, cursor, store.FANOUT, every[-1])
+    assert store.delete_old(db, utcnow() + datetime.timedelta(days=1), count) == count
 
 
 def test_an_after_past_which_events_were_dropped_is_a_410(app, client, auth_headers):

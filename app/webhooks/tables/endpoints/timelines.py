@@ -76,7 +76,7 @@ class Timeline(NamedTuple):
         return self.enabled[-1]
 
 
-def timelines(db, cursor):
+def of_endpoints(db, cursor):
     """{endpoint id: its Timeline} of every endpoint, in the cursor's transaction."""
     cursor.execute(EVERY[db.dialect])
     found = {}

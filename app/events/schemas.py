@@ -1,14 +1,13 @@
 """The JSON shapes of the events feed: an Event, and the query of a page of them."""
 
 from flask import current_app
-from marshmallow import Schema, ValidationError, fields
+from marshmallow import Schema, ValidationError, fields, validate
 
-from ... import events
-from ...validation import IntegerLiteral
-from ..tables import events as event_table
-from .schemas import LIMIT
+from ..validation import IntegerLiteral
+from . import declared, store
 
 EXAMPLE_ID = "ev_745_42"
+LIMIT = validate.Range(min=1, max=1000)
 # An id the feed gives: its place, two numbers without leading zeros (each at most 2**63 - 1).
 NUMBER = "(0|[1-9][0-9]{0,18})"
 EVENT_ID_PATTERN = f"^ev_{NUMBER}_{NUMBER}$"
@@ -52,7 +51,7 @@ class EventId(fields.String):
 
     def _deserialize(self, value, attr, data, **kwargs):
         given = super()._deserialize(value, attr, data, **kwargs)
-        if event_table.place(given) is None:
+        if store.place(given) is None:
             raise self.make_error("invalid")
         return given
 
@@ -62,9 +61,9 @@ class EventTypes(fields.String):
 
     def _deserialize(self, value, attr, data, **kwargs):
         names = super()._deserialize(value, attr, data, **kwargs).split(",")
-        declared = events.types(current_app)
-        if not all(name in declared for name in names):
-            listed = ", ".join(sorted(declared))
+        known = declared.types(current_app)
+        if not all(name in known for name in names):
+            listed = ", ".join(sorted(known))
             raise ValidationError(f"Must be event types, comma-separated, each one of: {listed}.")
         return tuple(dict.fromkeys(names))
 

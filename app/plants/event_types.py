@@ -1,4 +1,4 @@
-"""The events plants announce, and their bodies."""
+"""The event types a change of a plant writes to the events feed, and their bodies."""
 
 from ..events import EventType
 from .schemas import NewPlantSchema, StoredPlantSchema
