@@ -12,13 +12,12 @@ from playwright.sync_api import sync_playwright
 from pytest_redis import factories
 from sqlalchemy import create_engine, make_url
 
-import postgres_state
 from app import create_app, database
 from app.database import migrate
 from harness.worker import start_worker
-from helpers import TOKEN, issue_admin_token
-from liveserver import Servers
-from local_servers import (
+from support import postgres_state
+from support.live_servers import Servers
+from support.local_servers import (
     POSTGRES_URL_VARIABLE,
     REDIS_URL_VARIABLE,
     PostgresTemplate,
@@ -28,7 +27,8 @@ from local_servers import (
     redis_server,
     redis_server_or_skip,
 )
-from ratelimit_helpers import address_prefix
+from support.rate_limits import address_prefix
+from support.tokens import TOKEN, issue_admin_token
 
 # This pytest-xdist worker's Redis, when PLANTSTORE_TEST_REDIS_URL names none.
 worker_redis = factories.redis_proc(executable=redis_server())

@@ -9,9 +9,8 @@ import threading
 import pytest
 import redis
 
-from helpers import TOKEN
-from liveserver import LiveServer
-from ratelimit_helpers import (
+from support.live_servers import LiveServer
+from support.rate_limits import (
     BOUND,
     EXEMPT,
     address,
@@ -24,6 +23,7 @@ from ratelimit_helpers import (
     start_server,
     timed,
 )
+from support.tokens import TOKEN
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Rate limits when their store fails (a private Redis stopped or frozen), and in memory."""
 
 from harness.processes import wait_for
-from ratelimit_helpers import (
+from support.rate_limits import (
     BOUND,
     SLACK,
     STORE_TIMEOUT,

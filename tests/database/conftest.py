@@ -4,8 +4,8 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from app import create_app, database
-from helpers import TOKEN
-from migration_helpers import DIALECT_WORDS, ROWS, SCHEMA_1_0, tables_1_0
+from support.migrations import DIALECT_WORDS, ROWS, SCHEMA_1_0, tables_1_0
+from support.tokens import TOKEN
 
 
 @pytest.fixture

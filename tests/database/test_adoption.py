@@ -4,8 +4,8 @@ import pytest
 from sqlalchemy import inspect, text
 
 from harness.processes import wait_for
-from helpers import assert_error
-from migration_helpers import DIALECT_WORDS, HEAD, ISSUED_TOKEN, ROWS, differences, revisions, rows
+from support.errors import assert_error
+from support.migrations import DIALECT_WORDS, HEAD, ISSUED_TOKEN, ROWS, differences, revisions, rows
 
 
 @pytest.mark.parametrize("command", [["init-db"], ["db", "upgrade"]])

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from helpers import TOKEN
+from support.tokens import TOKEN
 
 pytestmark = pytest.mark.backend_independent
 

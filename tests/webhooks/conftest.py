@@ -4,13 +4,13 @@ import pytest
 
 from harness.processes import wait_for
 from harness.receivers import ScriptedReceiver
-from helpers import TOKEN
-from in_process import Stack
-from live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
-from liveserver import environment
-from name_servers import NameServer
-from receiver import Receiver
-from webhook_helpers import SECRET
+from support.in_process import Stack
+from support.live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
+from support.live_servers import environment
+from support.name_servers import NameServer
+from support.receivers import Receiver
+from support.tokens import TOKEN
+from support.webhooks import SECRET
 
 
 @pytest.fixture
@@ -116,7 +116,7 @@ def make_receiver():
 
 @pytest.fixture
 def name_server():
-    """A name server of the test's own (name_servers.py), stopped after it."""
+    """A name server of the test's own (support/name_servers.py), stopped after it."""
     server = NameServer()
     yield server
     server.close()

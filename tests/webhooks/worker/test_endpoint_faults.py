@@ -8,7 +8,7 @@ import pytest
 
 from harness.processes import wait_for
 from harness.receivers import SilentReceiver
-from live_endpoints import statuses
+from support.live_endpoints import statuses
 
 
 def metric(server, name, labels):
