@@ -3,36 +3,21 @@
 import contextlib
 import os
 import shutil
-import uuid
-from types import SimpleNamespace
 
 import pytest
-import redis
-from playwright.sync_api import sync_playwright
-from pytest_redis import factories
 from sqlalchemy import create_engine, make_url
 
-import postgres_state
 from app import create_app, database
 from app.database import migrate
-from harness.worker import start_worker
-from helpers import TOKEN, issue_admin_token
-from liveserver import Servers
-from local_servers import (
+from support import postgres_state
+from support.live_servers import Servers
+from support.local_servers import (
     POSTGRES_URL_VARIABLE,
-    REDIS_URL_VARIABLE,
     PostgresTemplate,
     PrivatePostgres,
-    PrivateRedis,
     postgres_binaries_or_skip,
-    redis_server,
-    redis_server_or_skip,
 )
-from ratelimit_helpers import address_prefix
-
-# This pytest-xdist worker's Redis, when PLANTSTORE_TEST_REDIS_URL names none.
-worker_redis = factories.redis_proc(executable=redis_server())
-
+from support.tokens import TOKEN, issue_admin_token
 
 # The longest cases (`pytest --durations`, docs/development.md), longest first, started before
 # the others so that none is left running alone on one xdist worker at the end.
@@ -332,86 +317,8 @@ def module_database_url(request, tmp_path_factory):
 
 
 @pytest.fixture
-def start_workers(tmp_path):
-    """Start `flask webhooks run` with a server's environment; returns the process and its log.
-
-    Workers still running after the test are killed.
-    """
-    workers = []
-
-    def start(env):
-        log_path = tmp_path / f"worker-{len(workers)}.log"
-        with open(log_path, "ab") as log:
-            process = start_worker({**os.environ, **env}, log)
-        workers.append(process)
-        return process, log_path
-
-    yield start
-    for process in workers:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-
-
-@pytest.fixture
 def private_postgres(postgres_template):
     """A PostgreSQL server of the test's own, to stop and start; needs the server binaries."""
     server = PrivatePostgres(postgres_template)
-    yield server
-    server.destroy()
-
-
-@pytest.fixture
-def browser():
-    """Headless Chromium (Debian's) driven by Playwright: .page, and .errors, the console errors
-    of the page (a script or asset that the Content-Security-Policy blocked included).
-
-    Skips where Chromium is absent.
-    """
-    executable = shutil.which("chromium")
-    if executable is None:
-        pytest.skip("needs Debian's chromium (apt-get install chromium), which .ci/run installs")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable)
-        page = chromium.new_page(viewport={"width": 1280, "height": 1000})
-        page.set_default_timeout(20_000)
-        errors = []
-        page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        yield SimpleNamespace(page=page, errors=errors)
-        chromium.close()
-
-
-@pytest.fixture(scope="module")
-def redis_url(request):
-    """The Redis that PLANTSTORE_TEST_REDIS_URL names (a set URL that does not answer fails),
-    else this pytest-xdist worker's own."""
-    url = os.environ.get(REDIS_URL_VARIABLE)
-    if not url:
-        redis_server_or_skip(f"needs {REDIS_URL_VARIABLE} or redis-server")
-        server = request.getfixturevalue("worker_redis")
-        url = f"redis://{server.host}:{server.port}/0"
-    client = redis.Redis.from_url(url, socket_timeout=5)
-    client.ping()
-    yield url
-    client.close()
-
-
-@pytest.fixture
-def owned(redis_url):
-    """A fresh name for this test's tokens and addresses; its keys are deleted afterwards."""
-    name = uuid.uuid4().hex[:12]
-    yield name
-    client = redis.Redis.from_url(redis_url, socket_timeout=5)
-    for pattern in (f"*{name}*", f"*{address_prefix(name)}*"):
-        for key in client.scan_iter(match=pattern):
-            client.delete(key)
-    client.close()
-
-
-@pytest.fixture
-def private_redis(tmp_path):
-    """A redis-server of the test's own, to stop, start and freeze; needs the program."""
-    server = PrivateRedis(redis_server_or_skip("needs redis-server"), tmp_path)
     yield server
     server.destroy()

@@ -8,8 +8,8 @@ import pytest
 from app.__main__ import main as plantstore_main
 from app.config import DEFAULTS, ConfigError
 from harness.processes import free_port
-from helpers import TOKEN
-from refusals import FLASK, GUNICORN, gunicorn_refused_here, refused, refused_here
+from support.refusals import FLASK, GUNICORN, gunicorn_refused_here, refused, refused_here
+from support.tokens import TOKEN
 
 # Each setting the service reads, a bad value for it, and what its one line must show of it:
 # the value as given, a URL's password hidden, a secret's length only.

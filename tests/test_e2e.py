@@ -1,6 +1,6 @@
 """End to end on real gunicorn, started as the Procfile does: one instance with two workers per
 backend that the module's cases share (each with ids of its own), which also answers the
-contract's rows over real HTTP (http_rows.py); and an instance of its own for the case that
+contract's rows over real HTTP (support/http_rows.py); and an instance of its own for the case that
 kills one."""
 
 import re
@@ -13,9 +13,9 @@ import pytest
 from app import create_app, database
 from harness.client import raw_exchange
 from harness.processes import ROOT
-from helpers import TOKEN
-from http_rows import BODY_LIMIT, HOOK, METRICS_TOKEN, ROWS, Row, assert_row
-from liveserver import access_line, create_until_killed, race_creates
+from support.http_rows import BODY_LIMIT, HOOK, METRICS_TOKEN, ROWS, Row, assert_row
+from support.live_servers import access_line, create_until_killed, race_creates
+from support.tokens import TOKEN
 
 pytestmark = pytest.mark.e2e
 

@@ -7,7 +7,7 @@ from werkzeug.debug import DebuggedApplication
 from werkzeug.test import Client
 
 from app import database
-from helpers import assert_error
+from support.errors import assert_error
 
 
 @pytest.mark.backend_independent

@@ -4,7 +4,7 @@ PostgreSQL is stopped under real gunicorn is in tests/test_scale.py, with the ou
 import pytest
 
 from app import create_app
-from helpers import assert_error
+from support.errors import assert_error
 
 
 @pytest.mark.backend_independent

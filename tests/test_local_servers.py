@@ -7,9 +7,9 @@ import pytest
 import redis
 from sqlalchemy import create_engine, text
 
-import local_servers
 from harness.processes import free_port
-from local_servers import PrivatePostgres, PrivateRedis, redis_server_or_skip
+from support import local_servers
+from support.local_servers import PrivatePostgres, PrivateRedis, redis_server_or_skip
 
 
 @pytest.fixture

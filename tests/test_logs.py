@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import create_engine
 
 from harness.processes import ROOT, wait_for
-from helpers import TOKEN
-from liveserver import upgrade
+from support.live_servers import upgrade
+from support.tokens import TOKEN
 
 pytestmark = pytest.mark.e2e
 

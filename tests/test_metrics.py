@@ -8,7 +8,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from harness.processes import children, wait_for
-from helpers import assert_error
+from support.errors import assert_error
 
 METRICS_TOKEN = "metrics-token-0123456789abcdefghijkl"
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from harness.processes import ROOT
-from helpers import TOKEN
+from support.tokens import TOKEN
 
 # Where each is imported when it is used: migrate.py, postgresql.py, app/ratelimit/.
 DEFERRED = ("alembic", "psycopg", "limits", "redis")

@@ -8,7 +8,7 @@ import pytest
 from harness.client import http_request
 from harness.nginx import Nginx
 from harness.nginx import binary as nginx_binary
-from liveserver import access_line
+from support.live_servers import access_line
 
 pytestmark = pytest.mark.e2e
 

@@ -10,8 +10,8 @@ import pytest
 
 from app import create_app, database
 from harness.processes import ROOT, wait_for
-from helpers import TOKEN
-from liveserver import race_creates
+from support.live_servers import race_creates
+from support.tokens import TOKEN
 
 pytestmark = pytest.mark.e2e
 

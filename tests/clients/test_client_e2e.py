@@ -46,7 +46,7 @@ from plantstore_client.models import (
 from sqlalchemy import create_engine
 
 from app.webhooks.tables.deliveries import deliveries
-from helpers import TOKEN
+from support.tokens import TOKEN
 
 pytestmark = pytest.mark.e2e
 

@@ -4,8 +4,31 @@ import pytest
 from sqlalchemy import inspect, text
 
 from harness.processes import wait_for
-from helpers import assert_error
-from migration_helpers import DIALECT_WORDS, HEAD, ISSUED_TOKEN, ROWS, differences, revisions, rows
+from support.errors import assert_error
+from support.migrations import (
+    DIALECT_WORDS,
+    HEAD,
+    ISSUED_TOKEN,
+    ROWS,
+    SCHEMA_1_0,
+    differences,
+    revisions,
+    rows,
+    tables_1_0,
+)
+
+
+@pytest.fixture
+def database_1_0(engine):
+    """The test database as 1.0's init-db made it, holding plants, a token and deliveries."""
+    words = DIALECT_WORDS[engine.dialect.name]
+    with engine.begin() as conn:
+        for statement in SCHEMA_1_0.format(**words).split(";"):
+            conn.execute(text(statement))
+        tables = tables_1_0()
+        for table in ("plants", "tokens", "deliveries"):
+            conn.execute(tables[table].insert(), ROWS[table])
+    return engine
 
 
 @pytest.mark.parametrize("command", [["init-db"], ["db", "upgrade"]])

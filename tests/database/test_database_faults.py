@@ -13,10 +13,11 @@ from sqlalchemy import make_url
 
 from app import create_app, database
 from app.database import migrate
-from faults import Holder
 from harness.client import http_request
 from harness.processes import wait_for
-from helpers import TOKEN, assert_error
+from support.errors import assert_error
+from support.locks import Holder
+from support.tokens import TOKEN
 
 UNAVAILABLE = {"error": 503, "message": "database unavailable"}
 BEARER = {"Authorization": f"Bearer {TOKEN}"}

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from app.database.hostlock import HANDOVER, HostLock, LockTimeout
-from faults import Holder
 from harness.processes import wait_for
+from support.locks import Holder
 
 
 @pytest.fixture

@@ -15,8 +15,8 @@ from app.database import metadata, migrate
 from app.database.sql import UTCDateTime
 from app.webhooks.tables.endpoints.timelines import webhook_endpoint_history
 from harness.processes import ROOT, wait_for
-from helpers import TOKEN
-from migration_helpers import HEAD, NOW, ROWS, differences, revisions, rows, tables_1_0
+from support.migrations import HEAD, NOW, ROWS, differences, revisions, rows, tables_1_0
+from support.tokens import TOKEN
 
 
 def test_downgrade_to_base_then_upgrade_to_head_on_an_empty_database(engine, cli):

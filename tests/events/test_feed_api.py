@@ -12,8 +12,8 @@ from app.database import utcnow
 from app.events import store
 from app.tokens import store as token_store
 from app.tokens.lookup import token_hash
-from helpers import assert_error
-from webhook_helpers import create
+from support.errors import assert_error
+from support.webhooks import create
 
 ID = re.compile(r"ev_[0-9]+_[0-9]+")
 READ_ONLY_TOKEN = "pst_test-read-only-token-0123456789"

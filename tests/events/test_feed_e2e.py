@@ -11,7 +11,9 @@ from collections import defaultdict
 
 import pytest
 
-from feed_helpers import (
+from harness.client import CONNECTION_ERRORS
+from harness.processes import wait_for
+from support.feed_pages import (
     TYPES,
     assert_live_error,
     brief,
@@ -25,13 +27,11 @@ from feed_helpers import (
     until_plant,
     with_query,
 )
-from harness.client import CONNECTION_ERRORS
-from harness.processes import wait_for
-from helpers import TOKEN, issue_admin_token
-from in_process import AppServer, running
-from live_endpoints import ENDPOINT_SETTINGS
-from liveserver import environment
-from receiver import Receiver
+from support.in_process import AppServer, running
+from support.live_endpoints import ENDPOINT_SETTINGS
+from support.live_servers import environment
+from support.receivers import Receiver
+from support.tokens import TOKEN, issue_admin_token
 
 SECRET = "feed-test-webhook-secret"
 WEBHOOK_SETTINGS = {"WEBHOOK_SECRET": SECRET, **ENDPOINT_SETTINGS}

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from helpers import assert_error
+from support.errors import assert_error
 
 # (the parameter the message names, the query string, why it is refused). "{event}" stands
 # for the id of an event that the feed gave.

@@ -1,10 +1,13 @@
 """GET /docs: Swagger UI served by the service itself, and used in a real browser."""
 
 import re
+import shutil
+from types import SimpleNamespace
 
 import pytest
+from playwright.sync_api import sync_playwright
 
-from helpers import TOKEN
+from support.tokens import TOKEN
 
 pytestmark = pytest.mark.backend_independent
 
@@ -15,6 +18,27 @@ ASSETS = {
     "index.css": "text/css",
     "favicon-32x32.png": "image/png",
 }
+
+
+@pytest.fixture
+def browser():
+    """Headless Chromium (Debian's) driven by Playwright: .page, and .errors, the console errors
+    of the page (a script or asset that the Content-Security-Policy blocked included).
+
+    Skips where Chromium is absent.
+    """
+    executable = shutil.which("chromium")
+    if executable is None:
+        pytest.skip("needs Debian's chromium (apt-get install chromium), which .ci/run installs")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable)
+        page = chromium.new_page(viewport={"width": 1280, "height": 1000})
+        page.set_default_timeout(20_000)
+        errors = []
+        page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        yield SimpleNamespace(page=page, errors=errors)
+        chromium.close()
 
 
 def test_page_needs_no_token_and_allows_only_its_own_origin(client):

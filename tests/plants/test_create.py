@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from app import database
-from helpers import assert_error
+from support.errors import assert_error
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

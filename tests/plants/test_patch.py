@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from helpers import assert_error
+from support.errors import assert_error
 
 INT64_MAX = 2**63 - 1
 MERGE_PATCH = "application/merge-patch+json"

@@ -4,7 +4,7 @@ module's cases share the instances, each case changing a plant of its own."""
 
 import pytest
 
-from liveserver import race
+from support.live_servers import race
 
 pytestmark = pytest.mark.e2e
 

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from helpers import assert_error
+from support.errors import assert_error
 
 INT64_MAX = 2**63 - 1
 LINK = re.compile(r'<(?P<url>[^>]+)>; rel="next"')

@@ -8,7 +8,7 @@ from sqlalchemy import insert, text
 
 from app import database
 from app.plants import store
-from helpers import assert_error
+from support.errors import assert_error
 
 LINK = re.compile(r'<(?P<url>[^>]+)>; rel="next"')
 

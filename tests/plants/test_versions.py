@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from helpers import assert_error
+from support.errors import assert_error
 
 FERN = {"id": 7, "name": "Fern", "tag": "shade"}
 STRONG = re.compile(r'"[\x21\x23-\x7e]+"')

@@ -2,15 +2,14 @@
 
 import pytest
 
-from harness.processes import wait_for
 from harness.receivers import ScriptedReceiver
-from helpers import TOKEN
-from in_process import Stack
-from live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
-from liveserver import environment
-from name_servers import NameServer
-from receiver import Receiver
-from webhook_helpers import SECRET
+from support.in_process import Stack
+from support.live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
+from support.live_servers import environment
+from support.name_servers import NameServer
+from support.receivers import Receiver
+from support.tokens import TOKEN
+from support.webhooks import SECRET
 
 
 @pytest.fixture
@@ -42,33 +41,6 @@ def hooked(make_app, hooked_settings):
     """An app with webhooks on, its client, and its CLI."""
     app = make_app(**hooked_settings)
     return app, app.test_client(), app.test_cli_runner()
-
-
-@pytest.fixture
-def endpoint_stack(live_server, database_url, start_workers):
-    """stack(**settings): gunicorn on the test database with those webhook settings, an Admin
-    of its /webhooks API, and start() for its workers: two on PostgreSQL, where several hosts
-    share the outbox, one on SQLite, or start(count=N). Returns (server, admin, start)."""
-
-    def stack(**settings):
-        server = live_server(database_url, **environment({**ENDPOINT_SETTINGS, **settings}))
-        admin = Admin(server, issue_admin_token(database_url))
-        shared = 2 if database_url.startswith("postgresql") else 1
-
-        def start(count=shared, **overrides):
-            env = {**server.env, **environment(overrides)}
-            workers = [start_workers(env) for _ in range(count)]
-            logs = [log_path for _, log_path in workers]
-
-            def started():
-                return all("Delivering" in path.read_text() for path in logs)
-
-            wait_for(started, 30, "the workers' start")
-            return workers
-
-        return server, admin, start
-
-    return stack
 
 
 @pytest.fixture
@@ -116,7 +88,7 @@ def make_receiver():
 
 @pytest.fixture
 def name_server():
-    """A name server of the test's own (name_servers.py), stopped after it."""
+    """A name server of the test's own (support/name_servers.py), stopped after it."""
     server = NameServer()
     yield server
     server.close()

@@ -18,9 +18,9 @@ from app.webhooks.tables.deliveries import queue as delivery_store
 from app.webhooks.worker import fanout
 from app.webhooks.worker.retries import Retries
 from harness.processes import wait_for
-from in_process import running
-from receiver import Receiver
-from webhook_helpers import SECRET, create, settled, status_of
+from support.in_process import running
+from support.receivers import Receiver
+from support.webhooks import SECRET, create, settled, status_of
 
 
 def test_new_plant_is_posted_once_signed_with_the_exact_body(hooked, receiver):

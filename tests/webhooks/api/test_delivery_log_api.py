@@ -6,8 +6,8 @@ import datetime
 import pytest
 
 from app.database import utcnow
-from endpoint_helpers import T0, add_delivery, delivery_rows, pages, register, send
-from helpers import assert_error
+from support.endpoints import T0, add_delivery, delivery_rows, pages, register, send
+from support.errors import assert_error
 
 MINUTE = datetime.timedelta(minutes=1)
 NO_SUCH_ENDPOINT = "There is no webhook endpoint with this id."

@@ -10,8 +10,9 @@ from marshmallow import ValidationError
 
 from app.webhooks.api import registration
 from app.webhooks.worker.dialer import refusal
-from endpoint_helpers import URL, register, send
-from helpers import assert_error, issue_admin_token
+from support.endpoints import URL, register, send
+from support.errors import assert_error
+from support.tokens import issue_admin_token
 
 pytestmark = pytest.mark.backend_independent
 

@@ -16,8 +16,9 @@ from app.tokens import store as token_store
 from app.tokens.lookup import token_hash
 from app.webhooks.api.routes import KEYRING
 from app.webhooks.tables.endpoints import webhook_endpoints
-from endpoint_helpers import URL, add_delivery, delivery_rows, pages, register, send
-from helpers import TOKEN, assert_error, issue_admin_token
+from support.endpoints import URL, add_delivery, delivery_rows, pages, register, send
+from support.errors import assert_error
+from support.tokens import TOKEN, issue_admin_token
 
 EVERY_TYPE = ["plant.created", "plant.deleted", "plant.updated"]
 SHOWN = {"id", "url", "description", "events", "enabled", "disabled_reason", "created_at"}

@@ -8,10 +8,10 @@ import ipaddress
 import time
 
 import pytest
-from sender_helpers import OK, attempts, send
 
 from app.webhooks.worker.sender import Answer
 from harness.processes import wait_for
+from support.sending import OK, attempts, send
 
 # Reserved (RFC 6761): it resolves nowhere, but where the test's name server says.
 NAME = "rebind.invalid"

@@ -12,13 +12,13 @@ from sqlalchemy.exc import OperationalError
 from app.events import store as feed
 from app.webhooks.tables.deliveries import queue
 from app.webhooks.worker.ledger import Ledger
-from endpoint_helpers import delivery_rows, register, send
 from harness.processes import wait_for
-from helpers import issue_admin_token
-from in_process import running
-from live_endpoints import ENDPOINT_SETTINGS
-from receiver import FirstAnswerLate
-from webhook_helpers import create
+from support.endpoints import delivery_rows, register, send
+from support.in_process import running
+from support.live_endpoints import ENDPOINT_SETTINGS
+from support.receivers import FirstAnswerLate
+from support.tokens import issue_admin_token
+from support.webhooks import create
 
 # How long the receiver holds its first answer: the resend comes in meanwhile.
 FIRST_ANSWER_DELAY = 2

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from harness.processes import wait_for
-from live_endpoints import statuses
+from support.live_endpoints import statuses
 
 # Seconds of toggling and recovering while the workers record outcomes.
 CONTENTION = 6

@@ -14,10 +14,10 @@ from app.events import store as feed
 from app.plants.event_types import CREATED
 from app.webhooks.tables.endpoints import timelines
 from app.webhooks.worker import fanout
-from endpoint_helpers import delivery_rows, register, send
 from harness.processes import wait_for
-from helpers import issue_admin_token
-from webhook_helpers import create
+from support.endpoints import delivery_rows, register, send
+from support.tokens import issue_admin_token
+from support.webhooks import create
 
 
 def fan_out(app):

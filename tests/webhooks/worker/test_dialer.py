@@ -7,10 +7,10 @@ import ipaddress
 import socket
 
 import pytest
-from sender_helpers import OK, answers, send
 
 from app.webhooks.worker.dialer import HAPPY_EYEBALLS_DELAY
 from app.webhooks.worker.sender import Answer
+from support.sending import OK, answers, send
 
 NAME = "shop.example"
 # Loopback addresses beside 127.0.0.1: nothing listens there unless a test says so.

@@ -10,10 +10,10 @@ import time
 import pytest
 
 from harness.processes import wait_for
-from in_process import running
-from live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token, statuses
-from liveserver import environment
-from webhook_helpers import SECRET
+from support.in_process import running
+from support.live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token, statuses
+from support.live_servers import environment
+from support.webhooks import SECRET
 
 
 def events_of(receiver):

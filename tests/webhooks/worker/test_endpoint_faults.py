@@ -8,7 +8,35 @@ import pytest
 
 from harness.processes import wait_for
 from harness.receivers import SilentReceiver
-from live_endpoints import statuses
+from support.live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token, statuses
+from support.live_servers import environment
+
+
+@pytest.fixture
+def endpoint_stack(live_server, database_url, start_workers):
+    """stack(**settings): gunicorn on the test database with those webhook settings, an Admin
+    of its /webhooks API, and start() for its workers: two on PostgreSQL, where several hosts
+    share the outbox, one on SQLite, or start(count=N). Returns (server, admin, start)."""
+
+    def stack(**settings):
+        server = live_server(database_url, **environment({**ENDPOINT_SETTINGS, **settings}))
+        admin = Admin(server, issue_admin_token(database_url))
+        shared = 2 if database_url.startswith("postgresql") else 1
+
+        def start(count=shared, **overrides):
+            env = {**server.env, **environment(overrides)}
+            workers = [start_workers(env) for _ in range(count)]
+            logs = [log_path for _, log_path in workers]
+
+            def started():
+                return all("Delivering" in path.read_text() for path in logs)
+
+            wait_for(started, 30, "the workers' start")
+            return workers
+
+        return server, admin, start
+
+    return stack
 
 
 def metric(server, name, labels):

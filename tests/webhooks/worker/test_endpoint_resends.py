@@ -5,8 +5,8 @@ slot, the fresh attempts it gives are not overwritten by that attempt's outcome.
 import time
 
 from harness.processes import wait_for
-from live_endpoints import statuses
-from receiver import FirstAnswerLate
+from support.live_endpoints import statuses
+from support.receivers import FirstAnswerLate
 
 # How long the receiver holds its first answer: the resend comes in meanwhile.
 FIRST_ANSWER_DELAY = 2

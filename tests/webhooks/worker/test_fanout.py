@@ -13,10 +13,10 @@ from sqlalchemy import create_engine, make_url, text
 
 from harness.processes import wait_for
 from harness.receivers import SilentReceiver
-from in_process import running
-from liveserver import environment
-from receiver import Receiver
-from webhook_helpers import (
+from support.in_process import running
+from support.live_servers import environment
+from support.receivers import Receiver
+from support.webhooks import (
     SECRET,
     create,
     most_in_flight,

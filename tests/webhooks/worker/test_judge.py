@@ -12,8 +12,8 @@ from app.database import utcnow
 from app.webhooks.tables.endpoints import DISABLED_FAILING, DISABLED_GONE, rounds
 from app.webhooks.tables.records import Outcome
 from app.webhooks.worker import disabling
-from endpoint_helpers import add_delivery, delivery_rows, register
-from helpers import issue_admin_token
+from support.endpoints import add_delivery, delivery_rows, register
+from support.tokens import issue_admin_token
 
 DISABLE_AFTER = 3600
 T0 = utcnow()

@@ -9,10 +9,10 @@ import pytest
 from app.database import utcnow
 from app.webhooks.tables.records import Outcome
 from app.webhooks.worker.ledger import Ledger
-from endpoint_helpers import delivery_rows, lease_ends, register, send
-from helpers import issue_admin_token
-from live_endpoints import ENDPOINT_SETTINGS
-from webhook_helpers import create
+from support.endpoints import delivery_rows, lease_ends, register, send
+from support.live_endpoints import ENDPOINT_SETTINGS
+from support.tokens import issue_admin_token
+from support.webhooks import create
 
 
 @pytest.fixture

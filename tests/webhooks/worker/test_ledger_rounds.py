@@ -11,8 +11,8 @@ from app.database import utcnow
 from app.webhooks.tables.deliveries import LOST
 from app.webhooks.tables.records import Outcome
 from app.webhooks.worker.ledger import Ledger
-from endpoint_helpers import add_delivery, delivery_rows, lease_ends
-from webhook_helpers import SECRET, create
+from support.endpoints import add_delivery, delivery_rows, lease_ends
+from support.webhooks import SECRET, create
 
 # An operator's receiver: the rounds never send, so nothing listens there.
 URL = "http://127.0.0.1:9/hook"

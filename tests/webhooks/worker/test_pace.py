@@ -18,11 +18,11 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from harness.processes import ROOT, wait_for
 from harness.receivers import SilentReceiver
-from helpers import TOKEN
-from in_process import Stack
-from liveserver import environment
-from receiver import Receiver
-from webhook_helpers import published, receiver_settings
+from support.in_process import Stack
+from support.live_servers import environment
+from support.receivers import Receiver
+from support.tokens import TOKEN
+from support.webhooks import published, receiver_settings
 
 SECRET = "pace-test-secret-ü"
 

@@ -8,11 +8,11 @@ import pytest
 
 from app.database import utcnow
 from app.webhooks.worker.loop import UNSIGNED
-from endpoint_helpers import add_delivery, delivery_rows
 from harness.processes import wait_for
-from in_process import running
-from receiver import Receiver
-from webhook_helpers import SECRET, create, settled, status_of
+from support.endpoints import add_delivery, delivery_rows
+from support.in_process import running
+from support.receivers import Receiver
+from support.webhooks import SECRET, create, settled, status_of
 
 
 def pending(server, url):

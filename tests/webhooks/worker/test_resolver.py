@@ -3,9 +3,8 @@ the test's own: names whose server never answers hold up their own attempts alon
 deadline; an IP literal is never looked up; a name is looked up once at a time, and its
 addresses kept for the connections of the next seconds."""
 
-from sender_helpers import OK, TIMEOUT, answers, at_deadline, at_once, connections, send
-
 from app.webhooks.worker.sender import Answer
+from support.sending import OK, TIMEOUT, answers, at_deadline, at_once, connections, send
 
 HUNG = [f"hung-{number}.example" for number in range(6)]
 CLOSING = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"

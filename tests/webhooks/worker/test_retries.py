@@ -5,7 +5,6 @@ import datetime
 import email.utils
 
 import pytest
-from sender_helpers import answers, send
 
 from app import create_app
 from app.database import utcnow
@@ -13,6 +12,7 @@ from app.webhooks import settings
 from app.webhooks.tables.records import Delivery
 from app.webhooks.worker.retries import RETRY_AFTER_CAP, Retries
 from app.webhooks.worker.sender import Answer
+from support.sending import answers, send
 
 FAILED = Answer("HTTP 500", 500)
 # Samples of each jittered delay: a schedule off by a doubling misses its range in all of them.

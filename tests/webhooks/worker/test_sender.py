@@ -2,10 +2,10 @@
 and headers are in, the status is the answer, however the body then comes."""
 
 import pytest
-from sender_helpers import MARGIN, TIMEOUT, send
 
 from app.webhooks.worker.sender import Answer
 from harness.receivers import TricklingBodyReceiver
+from support.sending import MARGIN, TIMEOUT, send
 
 # A body of ten bytes, one every half second: five seconds, far past the deadline.
 INTERVAL = 0.5

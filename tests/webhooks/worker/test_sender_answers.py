@@ -4,10 +4,10 @@ line, headers, trailers) over 64 KiB fails it at once, not at its deadline; a tr
 changes what the head said."""
 
 import pytest
-from sender_helpers import MARGIN, TIMEOUT, answers, connections, send
 
 from app.webhooks.worker.sender import Answer
 from harness.receivers import EndlessReceiver
+from support.sending import MARGIN, TIMEOUT, answers, connections, send
 
 TOO_LONG = "ClientResponseError: the answer's head is over 65536 bytes"
 CHUNKED = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"

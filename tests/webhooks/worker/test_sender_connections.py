@@ -7,13 +7,13 @@ import base64
 import time
 
 import pytest
-from sender_helpers import OK, TIMEOUT, answers, connections, send
 
 from app.webhooks.worker import sender
 from app.webhooks.worker.sender import Answer, Sender
 from app.webhooks.worker.targets import Target
 from harness.processes import wait_for
 from harness.receivers import EarlyAnswerReceiver
+from support.sending import OK, TIMEOUT, answers, connections, send
 
 CHUNKED = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"
 CLOSING = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"

@@ -7,8 +7,8 @@ import pytest
 
 from app.webhooks.worker.sender import Sender
 from harness.processes import wait_for
-from in_process import running
-from webhook_helpers import create, settled, status_of
+from support.in_process import running
+from support.webhooks import create, settled, status_of
 
 
 class Unforeseen(Exception):

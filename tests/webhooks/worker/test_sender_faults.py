@@ -7,10 +7,10 @@ import ssl
 
 import pytest
 import trustme
-from sender_helpers import OK, answers, at_deadline, send
 
 from app.webhooks.worker.sender import Answer
 from harness.receivers import GreetingReceiver, SilentReceiver, TricklingReceiver
+from support.sending import OK, answers, at_deadline, send
 
 
 @pytest.fixture(scope="module")

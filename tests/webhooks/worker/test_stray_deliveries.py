@@ -5,10 +5,10 @@ failing those of an endpoint disabled and deleting those of an endpoint gone."""
 import time
 
 from app.database import utcnow
-from endpoint_helpers import add_delivery, delivery_rows, register, send
 from harness.processes import wait_for
-from helpers import issue_admin_token
-from in_process import running
+from support.endpoints import add_delivery, delivery_rows, register, send
+from support.in_process import running
+from support.tokens import issue_admin_token
 
 
 def test_strays_of_an_endpoint_disabled_or_deleted_are_settled(make_app):

@@ -9,8 +9,8 @@ import pytest
 
 from harness.processes import wait_for
 from harness.receivers import SilentReceiver
-from receiver import Receiver
-from webhook_helpers import SECRET, create_many, most_in_flight, receiver_settings
+from support.receivers import Receiver
+from support.webhooks import SECRET, create_many, most_in_flight, receiver_settings
 
 BASE = 4  # PLANTSTORE_WEBHOOK_RECEIVER_CONCURRENCY's default
 FAR = 0.05  # seconds a receiver far away takes to answer

@@ -18,10 +18,10 @@ from app.plants.store import plants
 from harness.processes import cpu_ticks, wait_for
 from harness.receivers import TricklingReceiver
 from harness.worker import start_worker
-from helpers import TOKEN
-from in_process import AppServer, RunningWorker, running
-from liveserver import create_until_killed, environment, settings_of
-from webhook_helpers import create, create_many, no_pending, status_of
+from support.in_process import AppServer, RunningWorker, running
+from support.live_servers import create_until_killed, environment, settings_of
+from support.tokens import TOKEN
+from support.webhooks import create, create_many, no_pending, status_of
 
 
 def test_creates_do_not_wait_for_the_worker_and_events_flow_once_it_starts(hooked, receiver):

@@ -6,7 +6,8 @@ import pytest
 
 from app import check_at_start
 from harness.processes import wait_for
-from helpers import TOKEN, assert_error
+from support.errors import assert_error
+from support.tokens import TOKEN
 
 PLANT = {"id": 1, "name": "Fern"}
 CHALLENGE = 'Bearer realm="plantstore"'

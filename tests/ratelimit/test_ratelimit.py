@@ -4,17 +4,21 @@ module's cases share, and a second one beside it on the same database and Redis.
 Every test owns its buckets: tokens issued under a fresh name, client addresses made up for it.
 """
 
+import os
 import threading
+import uuid
 
 import pytest
 import redis
+from pytest_redis import factories
 
-from helpers import TOKEN
-from liveserver import LiveServer
-from ratelimit_helpers import (
+from support.live_servers import LiveServer
+from support.local_servers import REDIS_URL_VARIABLE, redis_server, redis_server_or_skip
+from support.rate_limits import (
     BOUND,
     EXEMPT,
     address,
+    address_prefix,
     ask,
     assert_limited,
     assert_refused,
@@ -24,6 +28,37 @@ from ratelimit_helpers import (
     start_server,
     timed,
 )
+from support.tokens import TOKEN
+
+# This pytest-xdist worker's Redis, when PLANTSTORE_TEST_REDIS_URL names none.
+worker_redis = factories.redis_proc(executable=redis_server())
+
+
+@pytest.fixture(scope="module")
+def redis_url(request):
+    """The Redis that PLANTSTORE_TEST_REDIS_URL names (a set URL that does not answer fails),
+    else this pytest-xdist worker's own."""
+    url = os.environ.get(REDIS_URL_VARIABLE)
+    if not url:
+        redis_server_or_skip(f"needs {REDIS_URL_VARIABLE} or redis-server")
+        server = request.getfixturevalue("worker_redis")
+        url = f"redis://{server.host}:{server.port}/0"
+    client = redis.Redis.from_url(url, socket_timeout=5)
+    client.ping()
+    yield url
+    client.close()
+
+
+@pytest.fixture
+def owned(redis_url):
+    """A fresh name for this test's tokens and addresses; its keys are deleted afterwards."""
+    name = uuid.uuid4().hex[:12]
+    yield name
+    client = redis.Redis.from_url(redis_url, socket_timeout=5)
+    for pattern in (f"*{name}*", f"*{address_prefix(name)}*"):
+        for key in client.scan_iter(match=pattern):
+            client.delete(key)
+    client.close()
 
 
 @pytest.fixture(scope="module")

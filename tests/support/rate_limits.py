@@ -5,8 +5,8 @@ import time
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from helpers import TOKEN
-from liveserver import LiveServer
+from support.live_servers import LiveServer
+from support.tokens import TOKEN
 
 RATE_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
 # Longest a request may take on this shared machine when nothing is wrong, in seconds.

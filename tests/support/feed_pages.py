@@ -7,7 +7,7 @@ import uuid
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from harness.processes import wait_for
-from helpers import TOKEN
+from support.tokens import TOKEN
 
 TYPES = ("plant.created", "plant.updated", "plant.deleted")
 EVENT_KEYS = {"id", "type", "created_at", "data"}

@@ -1,7 +1,10 @@
 """Rate limits when their store fails (a private Redis stopped or frozen), and in memory."""
 
+import pytest
+
 from harness.processes import wait_for
-from ratelimit_helpers import (
+from support.local_servers import PrivateRedis, redis_server_or_skip
+from support.rate_limits import (
     BOUND,
     SLACK,
     STORE_TIMEOUT,
@@ -14,6 +17,14 @@ from ratelimit_helpers import (
     start_server,
     timed,
 )
+
+
+@pytest.fixture
+def private_redis(tmp_path):
+    """A redis-server of the test's own, to stop, start and freeze; needs the program."""
+    server = PrivateRedis(redis_server_or_skip("needs redis-server"), tmp_path)
+    yield server
+    server.destroy()
 
 
 def fault_server(tmp_path, private_redis, **env):

@@ -14,7 +14,7 @@ import threading
 from app.webhooks.worker import Worker
 from harness.client import Response
 from harness.processes import wait_for
-from liveserver import settings_of
+from support.live_servers import settings_of
 
 
 class AppServer:

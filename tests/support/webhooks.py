@@ -1,6 +1,6 @@
 """What the webhook tests share: the secret, creating plants, and reading status."""
 
-from helpers import TOKEN
+from support.tokens import TOKEN
 
 SECRET = "webhook-test-secret"
 

@@ -1,4 +1,4 @@
-"""What test modules share beside fixtures: the tokens, and the Error shape's check."""
+"""The tokens of the tests: the static read-write one, and an admin one issued in a database."""
 
 from app import database
 from app.auth import ADMIN
@@ -14,14 +14,3 @@ def issue_admin_token(app):
     """Issue ADMIN_TOKEN in app's database; the headers of a request that presents it."""
     token_store.create(database.of(app), "test admin", token_hash(ADMIN_TOKEN), ADMIN, None)
     return {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-
-
-def assert_error(response, status):
-    """Assert that a test-client response is the Error shape for status; return its message."""
-    assert response.status_code == status
-    assert response.mimetype == "application/json"
-    body = response.get_json()
-    assert set(body) == {"error", "message"}
-    assert body["error"] == status
-    assert isinstance(body["message"], str) and body["message"]
-    return body["message"]

@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from helpers import TOKEN
+from support.tokens import TOKEN
 
 # The body limit of the server the rows are sent to (PLANTSTORE_MAX_CONTENT_LENGTH).
 BODY_LIMIT = 4096

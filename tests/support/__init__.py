@@ -1,0 +1,1 @@
+"""What the tests share beside fixtures, imported as support.<module>."""
