@@ -235,5 +235,5 @@ def test_worker_without_operators_receivers_serves_endpoints_idling_cheaply(app_
         if process.poll() is None:
             process.kill()
             process.wait()
-    # No endpoint, no secret to seal: no warning (test_unsealed_warning.py).
+    # No endpoint, no secret to seal: no warning (tests/webhooks/security/test_endpoint_secrets.py).
     assert "webhook endpoint secrets are stored unencrypted" not in log_path.read_text()
