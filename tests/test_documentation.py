@@ -305,9 +305,13 @@ def imported():
 
 
 def outside(name):
-    """Whether a top-level module is not one of the project's own (app, wsgi, tests' helpers)."""
+    """Whether a top-level module is not one of the project's own (app, wsgi, tests' helpers):
+    installed (.venv may lie inside the checkout), or outside the checkout."""
     spec = importlib.util.find_spec(name)
-    return spec is not None and ROOT not in pathlib.Path(spec.origin or ROOT).parents
+    if spec is None:
+        return False
+    origin = pathlib.Path(spec.origin or ROOT)
+    return "site-packages" in origin.parts or ROOT not in origin.parents
 
 
 @functools.cache
