@@ -1,6 +1,8 @@
-"""docs/architecture.md and the README's map against the tree of app/, and each table's
-statements in that table's module alone."""
+"""docs/architecture.md and the README's map against the tree of app/; one name for one module;
+no text run as code; and each table's statements in that table's module alone."""
 
+import ast
+import collections
 import pathlib
 import re
 
@@ -43,6 +45,27 @@ def test_the_architecture_names_every_module(module):
     names = named("docs/architecture.md")
     package = module.removesuffix("__init__.py")
     assert module in names or package in names
+
+
+# The names several features' modules share: each is the same part of its own feature.
+SHARED_STEMS = {"__init__", "routes", "schemas", "store", "cli", "settings"}
+
+
+def test_no_two_modules_of_app_share_a_name_but_a_feature_s_parts():
+    stems = collections.Counter(pathlib.Path(module).stem for module in modules())
+    assert {stem for stem, count in stems.items() if count > 1} <= SHARED_STEMS
+
+
+def test_app_runs_no_text_as_code():
+    calls = [
+        f"{module}:{node.lineno}"
+        for module in modules()
+        for node in ast.walk(ast.parse((ROOT / module).read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("eval", "exec", "compile")
+    ]
+    assert calls == []
 
 
 def parts():

@@ -161,12 +161,15 @@ def sentence_at(text, start, end):
 def settings_named(text):
     """Each setting text names, as (its name with the prefix, the sentence naming it): every
     PLANTSTORE_* name, and every code span spelt as a setting without its prefix, whose first
-    word is a setting's (`WEBHOOK_...`, `DATABASE_...`, `SQLITE_...`)."""
+    word is a setting's (`WEBHOOK_...`, `DATABASE_...`, `SQLITE_...`), but a name the project's
+    Python defines (a constant such as `EVENT_TYPES`)."""
     named = [(match[0], sentence_at(text, *match.span())) for match in SETTING.finditer(text)]
     first_words = {key.split("_")[0] for key in DEFAULTS}
     text = prose(text)
     for match in CODE_SPAN.finditer(text):
         name = match[2].strip()
+        if name in defined():
+            continue
         if UNPREFIXED_SETTING.fullmatch(name) and name.split("_")[0] in first_words:
             named.append((f"PLANTSTORE_{name}", sentence_at(text, *match.span())))
     return named
