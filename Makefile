@@ -72,13 +72,15 @@ test: test-tools
 	$(MAKE) --no-print-directory lint bytecode
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
-# The Debian packages whose programs the suite runs: its own PostgreSQL and Redis servers, nginx
-# and Chromium. Installed here when run as root, else named (the tests needing them skip).
+# The Debian packages whose programs the suite runs: its own PostgreSQL, PgBouncer and Redis
+# servers, nginx and Chromium. Installed here when run as root, else named (the tests needing
+# them skip).
 test-tools:
 	@PATH="$$PATH:/usr/sbin"; missing=""; \
 	ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null || \
 	  missing="$$missing postgresql"; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	command -v pgbouncer >/dev/null || missing="$$missing pgbouncer"; \
 	command -v nginx >/dev/null || missing="$$missing nginx-light"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \

@@ -28,8 +28,17 @@ class Database:
         self.dialect = dialect.name
         self.is_sqlite = self.dialect == "sqlite"
         self._driver_error = dialect.loaded_dbapi.Error
-        # On SQLite, Alembic's Core transactions take the write lock up front (drivers.py).
-        self._core_writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
+        # What starts a read's transaction and a write's: on SQLite a write takes the lock up
+        # front and a read needs none; on PostgreSQL each bounds its waits (postgresql.begin).
+        self._begins = drivers.begins(config)
+        # On SQLite, Alembic's Core transactions take the write lock up front (drivers.py); on
+        # PostgreSQL they are transactions, whatever the service's own connections are in.
+        core = (
+            {"sqlite_begin": "IMMEDIATE"}
+            if self.is_sqlite
+            else {"isolation_level": "READ COMMITTED"}
+        )
+        self._core_writer = self.engine.execution_options(**core)
         # Times go to and come from driver cursors as Core would convert them: UTC, aware.
         time_type = UTCDateTime().dialect_impl(dialect)
         self.bind_time = time_type.bind_processor(dialect)
@@ -57,11 +66,12 @@ class Database:
                     self._take_turn()
                 try:
                     cursor = connection.cursor()
-                    if write and self.is_sqlite:
-                        cursor.execute("BEGIN IMMEDIATE")
+                    begin = self._begins[write]
+                    if begin is not None:
+                        cursor.execute(begin)
                     yield cursor
-                    if write or not self.is_sqlite:
-                        connection.commit()  # psycopg opens a transaction for a read too
+                    if begin is not None:
+                        connection.commit()
                 except self._driver_error as error:
                     self._abandon(connection, error)
                     raise self._failure(error) from error
@@ -102,7 +112,11 @@ class Database:
 
     def _checkout(self):
         try:
-            return self.engine.raw_connection()
+            connection = self.engine.raw_connection()
+            if not self.is_sqlite and not connection.driver_connection.autocommit:
+                # Left so by a Core use: the service's own begins its transactions itself.
+                connection.driver_connection.autocommit = True
+            return connection
         except self._driver_error as error:
             raise self._failure(error) from error
         except SQLAlchemyError as error:

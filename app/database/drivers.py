@@ -27,6 +27,18 @@ def create(config):
     return postgresql.create(url, timeout, pool)
 
 
+def begins(config):
+    """{write: what starts the transaction, or None for none} of the service's own uses of the
+    database (Database._use)."""
+    if config["DATABASE_URL"].startswith("sqlite"):
+        # A read is one statement and needs no transaction; a write takes the lock up front.
+        return {False: None, True: "BEGIN IMMEDIATE"}
+    from . import postgresql
+
+    begin = postgresql.begin(config["DATABASE_TIMEOUT"])
+    return {False: begin, True: begin}
+
+
 def _tune_sqlite(engine, synchronous):
     @event.listens_for(engine, "connect")
     def on_connect(dbapi_connection, _record):

@@ -20,8 +20,13 @@ def create(url, timeout, pool):
         "keepalives_idle": KEEPALIVE_IDLE,
         "keepalives_interval": KEEPALIVE_INTERVAL,
         "keepalives_count": KEEPALIVE_COUNT,
+        # A transaction pooler gives each transaction whichever server connection is free: a
+        # statement prepared on one is unknown to the next (psycopg prepares after 5 runs).
+        "prepare_threshold": None,
     }
-    # Pre-ping: a restarted PostgreSQL must not fail the first request after it.
+    # Pre-ping: a restarted PostgreSQL must not fail the first request after it. Autocommit:
+    # the service begins each transaction itself, with its timeouts (begin).
+    connect_args["autocommit"] = True
     engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
     _bound_waits(engine, timeout)
     return engine
@@ -47,9 +52,19 @@ class BoundedConnection(psycopg.Connection):
             raise
 
 
-def _bound_waits(engine, timeout):
+def begin(timeout):
+    """What starts each transaction of the service, its waits on the server bounded by timeout:
+    set in the transaction, which a transaction pooler keeps, not in the session, which it
+    shares; one round trip, as psycopg's own BEGIN. The connection must be in autocommit, so
+    that psycopg sends no BEGIN of its own (Database._use)."""
     milliseconds = int(timeout * 1000)
+    return (
+        f"BEGIN; SET LOCAL statement_timeout = {milliseconds}; "
+        f"SET LOCAL lock_timeout = {milliseconds}"
+    )
 
+
+def _bound_waits(engine, timeout):
     @event.listens_for(engine, "do_connect")
     def connect(_dialect, _record, cargs, cparams):
         left = remaining(timeout)
@@ -57,13 +72,6 @@ def _bound_waits(engine, timeout):
             # Reconnecting after a failed pre-ping: an attempt now could only overrun the budget.
             raise psycopg.errors.ConnectionTimeout("no time left to connect to the database")
         seconds = max(CONNECT_FLOOR, int(left))
-        # Added to the URL's own options (a search_path, a time zone), which connect_args would
-        # replace; an explicit timeout there comes later and wins.
-        options = f"-c statement_timeout={milliseconds} -c lock_timeout={milliseconds}"
-        if cparams.get("options"):
-            options = f"{options} {cparams['options']}"
-        connection = BoundedConnection.connect(
-            *cargs, **{**cparams, "options": options}, connect_timeout=seconds
-        )
+        connection = BoundedConnection.connect(*cargs, **cparams, connect_timeout=seconds)
         connection.wait_timeout = timeout
         return connection

@@ -51,7 +51,7 @@ def redis_server():
     return shutil.which("redis-server")
 
 
-def _has_server_user():
+def has_server_user():
     try:
         return bool(pwd.getpwnam(SERVER_USER))
     except KeyError:
@@ -61,7 +61,7 @@ def _has_server_user():
 def postgres_binaries_or_skip(why):
     """postgres_bin_dir(), or skip the test saying why it needs them and which package has them."""
     bin_dir = postgres_bin_dir()
-    if bin_dir is None or (os.geteuid() == 0 and not _has_server_user()):
+    if bin_dir is None or (os.geteuid() == 0 and not has_server_user()):
         pytest.skip(f"{why} (Debian package postgresql)")
     return bin_dir
 
@@ -82,7 +82,7 @@ def _as_server_user(command, folder):
         raise RuntimeError(f"{command[0]} failed in {folder}: {done.stderr or done.stdout}")
 
 
-def _on_a_free_port(start, refused):
+def on_a_free_port(start, refused):
     """Call start(port) on a free port, and on another while one was taken meanwhile (start
     then raises refused), PORT_TRIES times at most; the port it started on."""
     for _ in range(PORT_TRIES - 1):
@@ -95,7 +95,7 @@ def _on_a_free_port(start, refused):
     return port
 
 
-def _server_folder(prefix):
+def server_folder(prefix):
     # Not under pytest's temporary folders: they are private to root, the server's owner is not.
     folder = pathlib.Path(tempfile.mkdtemp(prefix=prefix))
     folder.chmod(0o755)
@@ -109,13 +109,13 @@ class PostgresTemplate:
 
     def __init__(self, bin_dir):
         self.bin_dir = bin_dir
-        self.dir = _server_folder("plantstore-pg-template-")
+        self.dir = server_folder("plantstore-pg-template-")
         initdb = ["-D", "data", "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C"]
         _as_server_user([bin_dir / "initdb", *initdb, "--no-sync"], self.dir)
 
     def copy(self):
         """A new folder holding a copy of the data folder, owned like it."""
-        folder = _server_folder("plantstore-pg-")
+        folder = server_folder("plantstore-pg-")
         _as_server_user(["cp", "-a", self.dir / "data", folder / "data"], folder)
         return folder
 
@@ -130,7 +130,7 @@ class PrivatePostgres:
     def __init__(self, template):
         self.bin_dir = template.bin_dir
         self.dir = template.copy()
-        self.port = _on_a_free_port(self._start_on, RuntimeError)
+        self.port = on_a_free_port(self._start_on, RuntimeError)
         self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
 
     def _start_on(self, port):
@@ -179,7 +179,7 @@ class PrivateRedis:
 
     def __init__(self, program, folder):
         self.program, self.folder = program, folder
-        port = _on_a_free_port(self._start_on, ExecutorError)
+        port = on_a_free_port(self._start_on, ExecutorError)
         self.url = f"redis://127.0.0.1:{port}/0"
 
     def _start_on(self, port):
