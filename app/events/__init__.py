@@ -1,17 +1,27 @@
 """The events feed, a feature of its own: every change to the store as one event, written in the
 change's own transaction (store.publish), which clients read in order (GET /events, routes.py)
-and the webhooks' worker fans out to its receivers; kept PLANTSTORE_EVENT_RETENTION seconds.
+and the webhooks' worker fans out to its receivers (cursors.py keeps where it stands); kept
+PLANTSTORE_EVENT_RETENTION seconds (retention.py). An event's place and id are in ids.py.
 
 A feature that writes events declares their types (declared.py); the feed knows each event by
 its type and body alone.
 """
 
 from .. import headers
-from . import settings
+from . import cursors, ids, retention, settings, store
 from .declared import EventType, declare, types
 from .routes import bp
 
-__all__ = ["EventType", "declare", "init_app", "types"]
+__all__ = [
+    "EventType",
+    "cursors",
+    "declare",
+    "ids",
+    "init_app",
+    "retention",
+    "store",
+    "types",
+]
 
 
 def init_app(app):

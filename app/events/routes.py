@@ -3,13 +3,14 @@ feed's order (see store.py)."""
 
 import orjson
 from flask import Blueprint
+from marshmallow import ValidationError
 from werkzeug.exceptions import Gone
 
 from .. import apidoc, auth, headers
 from ..database import get_db
 from ..jsonprovider import json_response
-from . import store
-from .schemas import EXAMPLE_ID, EventSchema, FeedQuerySchema
+from . import cursors, ids, store
+from .schemas import EXAMPLE_ID, NOT_GIVEN, EventSchema, FeedQuerySchema
 
 bp = apidoc.tag(
     Blueprint("events", __name__, url_prefix="/events"),
@@ -60,14 +61,19 @@ def list_events(query):
     given, types, limit = query.get("after"), query.get("types", ()), query["limit"]
     db = get_db()
     with db.cursor() as cursor:
-        # From the oldest kept: past what the retention deleted.
-        after = store.where(db, cursor, store.DELETED) if given is None else store.place(given)
-        page = store.page(db, cursor, after, types, limit)
+        if given is None:
+            after = cursors.where(db, cursor, cursors.DELETED)  # the oldest kept on
+        else:
+            after = ids.parse(given)
+            if not cursors.given_before(db, cursor, after):
+                raise ValidationError({"after": [NOT_GIVEN]})
+        page, passed = store.page(db, cursor, after, types, limit)
         # Checked after the page is read: a deletion that the page already missed is seen too.
-        dropped = given is not None and store.dropped_after(db, cursor, after)
+        dropped = given is not None and cursors.dropped_after(db, cursor, after)
     if dropped:
         raise Gone(DROPPED)
-    last = store.public_id(page[-1]) if page else given
+    # A filtered page goes on past the events of other types it went past, even when empty.
+    last = ids.public_id(passed) if passed else given
     kept = {"types": ",".join(types)} if types else {}
     link = headers.next_page(".list_events", limit=limit, after=last, **kept)
     # Built here rather than dumped by EventSchema: each body goes out as the exact text
@@ -79,7 +85,7 @@ def list_events(query):
 
 def _shown(db, event):
     return {
-        "id": store.public_id(event),
+        "id": ids.public_id(event),
         "type": event.type,
         "created_at": db.read_time(event.created_at),
         "data": orjson.Fragment(event.body),

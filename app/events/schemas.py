@@ -4,13 +4,14 @@ from flask import current_app
 from marshmallow import Schema, ValidationError, fields, validate
 
 from ..validation import IntegerLiteral
-from . import declared, store
+from . import declared, ids
 
 EXAMPLE_ID = "ev_745_42"
 LIMIT = validate.Range(min=1, max=1000)
-# An id the feed gives: its place, two numbers without leading zeros (each at most 2**63 - 1).
-NUMBER = "(0|[1-9][0-9]{0,18})"
-EVENT_ID_PATTERN = f"^ev_{NUMBER}_{NUMBER}$"
+NOT_GIVEN = (
+    "Not an event id the feed gave: take it from an event, or from the Link header of the page "
+    "before."
+)
 
 
 class EventSchema(Schema):
@@ -21,7 +22,7 @@ class EventSchema(Schema):
         metadata={
             "description": "Opaque, URL-safe, at most 64 characters: give it as `after` to "
             "read what came after it",
-            "pattern": EVENT_ID_PATTERN,
+            "pattern": ids.PATTERN,
             "examples": [EXAMPLE_ID],
         },
     )
@@ -51,7 +52,7 @@ class EventId(fields.String):
 
     def _deserialize(self, value, attr, data, **kwargs):
         given = super()._deserialize(value, attr, data, **kwargs)
-        if store.place(given) is None:
+        if ids.parse(given) is None:
             raise self.make_error("invalid")
         return given
 
@@ -73,15 +74,12 @@ class FeedQuerySchema(Schema):
     of the types listed (every type when there is none). Unknown parameters are refused."""
 
     after = EventId(
-        error_messages={
-            "invalid": "Not an event id the feed gave: take it from an event, or from the "
-            "Link header of the page before."
-        },
+        error_messages={"invalid": NOT_GIVEN},
         metadata={
             "description": "Only events after the one with this id; the `Link` header of the "
             "page before gives it. Without it, the feed is read from its start: the oldest "
             "event kept",
-            "pattern": EVENT_ID_PATTERN,
+            "pattern": ids.PATTERN,
             "examples": [EXAMPLE_ID],
         },
     )

@@ -323,7 +323,7 @@ def test_the_feed_revision_keeps_every_delivery_and_waiting_event_and_goes_back_
     after = rows(engine)
     assert after["deliveries"] == before["deliveries"]
     # The event waiting is kept, at the start of the feed, for the fan-out to follow.
-    assert after["events"] == [{**before["events"][0], "xid": 0}]
+    assert after["events"] == [{**before["events"][0], "xid": 0, "epoch": 0}]
     assert "event_cursors" not in after
     # Fanned out up to the first event; a second one waits.
     with engine.begin() as conn:

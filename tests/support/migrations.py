@@ -7,7 +7,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Column, MetaData, Table, Text, inspect, literal_column, select
 
 from app.database import metadata, migrate
-from app.database.sql import of_backend
+from app.database.sql import of_backend, server_defaults_of
 from app.tokens.lookup import token_hash
 
 HEAD = migrate.script_directory().get_current_head()
@@ -129,6 +129,10 @@ def revisions(engine):
 def differences(engine, target=metadata):
     """What autogenerate would change to make the database match target."""
     with engine.connect() as conn:
-        options = {"compare_server_default": True, "include_object": of_backend(conn.dialect.name)}
+        backend = conn.dialect.name
+        options = {
+            "compare_server_default": server_defaults_of(backend),
+            "include_object": of_backend(backend),
+        }
         context = MigrationContext.configure(conn, opts=options)
         return compare_metadata(context, target)

@@ -3,7 +3,7 @@
 from alembic import context
 
 from app.database.migrate import render_item
-from app.database.sql import metadata, of_backend
+from app.database.sql import metadata, of_backend, server_defaults_of
 
 connection = context.config.attributes["connection"]
 context.configure(
@@ -12,7 +12,7 @@ context.configure(
     # SQLite's ALTER TABLE cannot change a column: batch mode copies the table instead.
     render_as_batch=connection.dialect.name == "sqlite",
     render_item=render_item,
-    compare_server_default=True,
+    compare_server_default=server_defaults_of(connection.dialect.name),
     include_object=of_backend(connection.dialect.name),
 )
 with context.begin_transaction():

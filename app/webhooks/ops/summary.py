@@ -27,7 +27,7 @@ def per_receiver(db, configured):
     receiver: that is all a name shows of them.
     """
     now = utcnow()
-    waiting, oldest_event = events.store.waiting(db)
+    waiting, oldest_event = events.cursors.waiting(db)
     age = (now - oldest_event).total_seconds() if waiting else 0.0
     receivers = {endpoint_id: ReceiverSummary() for endpoint_id in endpoints.ids(db)}
     for url in configured:  # each URL gets its delivery of a waiting event

@@ -25,8 +25,8 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
     their first attempt counted: a claim that costs no statement of its own. The caller holds
     the rows of the endpoints in wants, so that none is disabled before the claims commit.
     """
-    after = events.store.claim_fanout(db, cursor)
-    rows = events.store.page(db, cursor, after, (), limit) if after is not None else []
+    after = events.cursors.claim_fanout(db, cursor)
+    rows, _ = events.store.page(db, cursor, after, (), limit) if after is not None else ([], None)
     if not rows:
         return []
     states = timelines.of_endpoints(db, cursor).items()
@@ -34,8 +34,8 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
     for event in rows:
         event_type, body, created_at = event.type, event.body, event.created_at
         receivers = [(url, True) for url in urls] if event_type in operator_types else []
-        receivers += _endpoints(states, event_type, db.read_time(created_at))
-        event_id = events.store.public_id(event)
+        receivers += _endpoints(states, event_type, _moment(db, event))
+        event_id = events.ids.public_id(event)
         for receiver, enabled in receivers:
             error = None if enabled else DISABLED
             delivery = queue.new(receiver, event_type, body, created_at, event_id, error)
@@ -55,8 +55,15 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
                 )
             deliveries.append(delivery)
     queue.insert(db, cursor, deliveries)
-    events.store.move(db, cursor, events.store.FANOUT, rows[-1])
+    events.cursors.move(db, cursor, events.cursors.FANOUT, rows[-1])
     return claimed
+
+
+def _moment(db, event):
+    # When the event was written, as the endpoints' states are judged by (timelines.py).
+    if event.snapshot is not None:
+        return timelines.Seen.of(event.epoch, event.snapshot)
+    return db.read_time(event.created_at)
 
 
 def _endpoints(states, event_type, at):

@@ -111,7 +111,7 @@ class Ledger:
         receivers = queue.receivers(self.db)
         deleted = queue.delete_delivered(self.db, receivers, retention, batch)
         before = utcnow() - self.event_retention
-        deleted = max(deleted, events.store.delete_old(self.db, before, batch))
+        deleted = max(deleted, events.retention.delete_old(self.db, before, batch))
         strays = list(self._strays(receivers))
         if strays:
             with self.db.transaction() as cursor:
@@ -124,7 +124,7 @@ class Ledger:
         if time.monotonic() < self._prune_due:
             return
         now = utcnow()
-        oldest = events.store.waiting(self.db)[1] or now
+        oldest = events.cursors.waiting(self.db)[1] or now
         timelines.prune(self.db, min(oldest, now) - HISTORY_KEPT)
         self._prune_due = time.monotonic() + PRUNE_INTERVAL
 

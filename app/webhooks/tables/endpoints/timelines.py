@@ -1,6 +1,10 @@
 """The webhook_endpoint_history table: every state an endpoint has been in (enabled, and its
-events) from the time it took it, so that the fan-out sends each event to the endpoints as
-they were when it was written, however many changes came before the worker got to it."""
+events) from when it took it, so that the fan-out sends each event to the endpoints as they were
+when it was written, however many changes came before the worker got to it.
+
+"When" is the feed's, not a clock's, on PostgreSQL: a state is the event's when the change that
+made it had committed as the event was written (the event's snapshot saw its transaction), so
+hosts whose clocks disagree judge alike. On SQLite, one host, one writer at a time: by time."""
 
 import bisect
 import json
@@ -21,8 +25,9 @@ from sqlalchemy import (
     select,
 )
 
+from .... import events
 from ....database import Statement, metadata
-from ....database.sql import UTCDateTime
+from ....database.sql import UTCDateTime, postgresql_default, postgresql_only
 
 webhook_endpoint_history = Table(
     "webhook_endpoint_history",
@@ -35,12 +40,25 @@ webhook_endpoint_history = Table(
     Column("enabled", Boolean, nullable=False),
     # A JSON array of event types, as webhook_endpoints.events.
     Column("events", Text, nullable=False),
+    # The changing transaction's epoch and id, as an event's (app/events/store.py); 0 on SQLite.
+    postgresql_default(
+        Column("epoch", BigInteger, nullable=False, server_default="0"), events.store.EPOCH
+    ),
+    postgresql_default(
+        Column("xid", BigInteger, nullable=False, server_default="0"), events.store.XID
+    ),
     Index("webhook_endpoint_history_endpoint", "endpoint_id", "since"),
+    # What plantstore_feed_epoch() reads at every event: the newest state of an epoch.
+    postgresql_only(Index("webhook_endpoint_history_place", "epoch", "xid")),
 )
 
 h = webhook_endpoint_history.c
+# An endpoint's changes are made one after the other, its row held: their ids are in the
+# order they committed.
 EVERY = Statement(
-    select(h.endpoint_id, h.since, h.enabled, h.events).order_by(h.endpoint_id, h.since, h.id),
+    select(h.endpoint_id, h.since, h.epoch, h.xid, h.enabled, h.events).order_by(
+        h.endpoint_id, h.id
+    ),
     "State",
 )
 DELETE = Statement(delete(webhook_endpoint_history).where(h.endpoint_id == bindparam("id")))
@@ -56,19 +74,53 @@ PRUNE = Statement(
 )
 
 
+class Seen(NamedTuple):
+    """What an event's transaction saw as it wrote the event (PostgreSQL): its epoch, and the
+    snapshot's xmin, xmax and the transactions running then."""
+
+    epoch: int
+    xmin: int
+    xmax: int
+    running: frozenset
+
+    @classmethod
+    def of(cls, epoch, snapshot):
+        """The Seen of an event of epoch written in snapshot, pg_snapshot's text."""
+        xmin, xmax, running = snapshot.split(":")
+        return cls(epoch, int(xmin), int(xmax), frozenset(int(x) for x in running.split(",") if x))
+
+    def saw(self, epoch, xid):
+        """Whether the change made in epoch by the transaction xid had committed."""
+        if epoch != self.epoch:
+            return epoch < self.epoch
+        return xid < self.xmin or (xid < self.xmax and xid not in self.running)
+
+
 class Timeline(NamedTuple):
-    """An endpoint's states by time: since (ascending datetimes), and at each, whether it was
-    enabled and the event types it was subscribed to."""
+    """An endpoint's states in the order they were made: since (datetimes), and the epoch and
+    id of the transaction that made each (PostgreSQL), whether it was enabled then and the
+    event types it was subscribed to."""
 
     since: list
+    places: list
     enabled: list
     events: list
 
-    def took(self, event_type, at):
-        """Whether an event of event_type written at at goes to the endpoint: it existed, was
-        enabled and was subscribed to event_type then."""
-        index = bisect.bisect_right(self.since, at) - 1
+    def took(self, event_type, moment):
+        """Whether an event of event_type goes to the endpoint: it existed, was enabled and was
+        subscribed to event_type at moment, the event's Seen, or the time it was written on
+        SQLite (and on PostgreSQL for an event written before events kept their snapshot)."""
+        index = self._last_at(moment)
         return index >= 0 and self.enabled[index] and event_type in self.events[index]
+
+    def _last_at(self, moment):
+        if isinstance(moment, Seen):
+            # The states it saw are the first ones: each change waited for the one before.
+            return next(
+                (at for at in reversed(range(len(self.places))) if moment.saw(*self.places[at])),
+                -1,
+            )
+        return bisect.bisect_right(self.since, moment) - 1
 
     @property
     def enabled_now(self):
@@ -81,8 +133,9 @@ def of_endpoints(db, cursor):
     cursor.execute(EVERY[db.dialect])
     found = {}
     for state in EVERY.rows(cursor):
-        timeline = found.setdefault(state.endpoint_id, Timeline([], [], []))
+        timeline = found.setdefault(state.endpoint_id, Timeline([], [], [], []))
         timeline.since.append(db.read_time(state.since))
+        timeline.places.append((state.epoch, state.xid))
         timeline.enabled.append(bool(state.enabled))
         timeline.events.append(frozenset(json.loads(state.events)))
     return found
