@@ -7,8 +7,8 @@ A feature that writes events declares their types (declared.py); the feed knows 
 its type and body alone.
 """
 
-from .. import headers
-from . import cursors, ids, retention, settings, store
+from .. import database, headers, metrics
+from . import cursors, gauges, ids, retention, settings, store
 from .declared import EventType, declare, types
 from .routes import bp
 
@@ -16,6 +16,7 @@ __all__ = [
     "EventType",
     "cursors",
     "declare",
+    "gauges",
     "ids",
     "init_app",
     "retention",
@@ -25,7 +26,9 @@ __all__ = [
 
 
 def init_app(app):
-    """Read the feed's settings once; serve /events, which no cache may keep."""
+    """Read the feed's settings once; serve /events, which no cache may keep; show on /metrics
+    what is held back."""
     settings.init_app(app)
     app.register_blueprint(bp)
     headers.no_store(app, bp.url_prefix)
+    metrics.of(app).registry.register(gauges.HeldBackCollector(database.of(app), app.logger))

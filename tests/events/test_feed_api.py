@@ -213,3 +213,30 @@ def test_an_after_naming_the_last_event_dropped_goes_on(app, client, auth_header
     assert ids(page) == every[2:3]
     assert link == f"http://localhost/events?limit=1&after={every[2]}"
     assert ids(feed(client, auth_headers, f"?after={every[3]}")[0]) == []
+
+
+def test_an_after_the_feed_never_gave_is_a_400(client, auth_headers):
+    # Past the newest event: a follower there would skip every event up to it, unseen.
+    create_plants(client, 1, 2)
+    newest = ids(feed(client, auth_headers)[0])[-1]
+    epoch_xid, _, number = newest.rpartition("_")
+    for after in (f"{epoch_xid}_{int(number) + 48}", f"ev_{2**40}_{number}", f"ev_7_0_{number}"):
+        response = client.get(f"/events?after={after}", headers=auth_headers)
+        assert assert_error(response, 400).startswith("after: Not an event id the feed gave"), after
+    create_plants(client, 3, 4, 5)
+    assert len(feed(client, auth_headers, f"?after={newest}")[0]) == 3
+
+
+def test_a_filtered_follower_goes_on_past_what_the_retention_drops(app, client, auth_headers):
+    # At the end of the feed, a follower of plant.updated stands past every event: dropping the
+    # old ones of other types is no gap of its own.
+    create_plants(client, *range(1, 5))
+    _, link = feed(client, auth_headers, "?types=plant.updated")
+    delete_first(app, 3)
+    assert feed(client, auth_headers, link.removeprefix("http://localhost/events")) == (
+        [],
+        link,
+    )
+    assert client.patch("/plants/4", json={"tag": "shade"}, headers=auth_headers).status_code == 200
+    page, _ = feed(client, auth_headers, link.removeprefix("http://localhost/events"))
+    assert [(event["type"], event["data"]["id"]) for event in page] == [("plant.updated", 4)]

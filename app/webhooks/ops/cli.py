@@ -3,6 +3,7 @@
 import click
 from flask import current_app
 
+from ... import events
 from ...database import get_db
 from ...database.command import Group
 from .. import settings
@@ -43,6 +44,10 @@ def status_command():
     ages = [receiver.oldest_age for receiver in receivers.values() if receiver.pending]
     if ages:
         click.echo(f"oldest pending: {int(max(ages))}s")
+    held, oldest = events.store.held_back(db)
+    if held:
+        # Not yet in the feed, so not fanned out: a transaction older than theirs still runs.
+        click.echo(f"events held back: {held}, oldest {int(events.gauges.age(oldest))}s")
     for name, receiver in receivers.items():
         click.echo(
             f"receiver {name}: pending {receiver.pending}, failed {receiver.failed}, "

@@ -2,6 +2,7 @@
 asks meanwhile; and a round's locks, taken on the endpoints before their deliveries, as the API
 takes them, so that a disable and a round wait for each other, never in a circle."""
 
+import datetime
 import threading
 import time
 
@@ -9,8 +10,11 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
+from app import database
+from app.database import utcnow
 from app.events import store as feed
 from app.webhooks.tables.deliveries import queue
+from app.webhooks.tables.records import Delivery, Outcome
 from app.webhooks.worker.ledger import Ledger
 from harness.processes import wait_for
 from support.endpoints import delivery_rows, register, send
@@ -134,3 +138,73 @@ def test_a_round_holds_the_endpoint_of_a_delivery_it_gives_back_before_its_row(
     assert held == [True]
     (row,) = delivery_rows(app, endpoint).values()
     assert (row["status"], row["attempts"], row["claimed_until"]) == ("pending", 0, None)
+
+
+@pytest.fixture
+def slow_delivery_writes(make_app):
+    """The app's database, where each row written to deliveries holds its lock half a second
+    longer (a trigger), so that two writers cross; the trigger is dropped afterwards."""
+    app = make_app()
+    engine = database.of(app).engine
+    with engine.begin() as conn:
+        conn.execute(text(SLOW_WRITES))
+        conn.execute(text(SLOW_TRIGGER))
+    yield app
+    with engine.begin() as conn:
+        conn.execute(text("DROP TRIGGER slow_delivery_writes ON deliveries"))
+        conn.execute(text("DROP FUNCTION slow_delivery_write()"))
+
+
+SLOW_WRITES = (
+    "CREATE FUNCTION slow_delivery_write() RETURNS trigger LANGUAGE plpgsql AS "
+    "$$ BEGIN PERFORM pg_sleep(0.5); RETURN NULL; END $$"
+)
+SLOW_TRIGGER = (
+    "CREATE TRIGGER slow_delivery_writes AFTER UPDATE ON deliveries "
+    "FOR EACH ROW EXECUTE FUNCTION slow_delivery_write()"
+)
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_recording_and_giving_back_take_the_same_rows_in_one_order(slow_delivery_writes):
+    # Outcomes recorded in one order and the same deliveries given back in the other, at once:
+    # both write the rows by id, so one waits for the other, and neither meets a deadlock.
+    db = database.of(slow_delivery_writes)
+    claim = db.bind_time(utcnow() + datetime.timedelta(minutes=1))
+    rows = [queue.new("https://r.example/", "plant.created", "{}", db.bind_time(utcnow()), None)]
+    rows.append(queue.new("https://r.example/", "plant.created", "{}", rows[0]["created_at"], None))
+    for row in rows:
+        row.update(attempts=1, claimed_until=claim)
+    with db.transaction() as cursor:
+        queue.insert(db, cursor, rows)
+    first, second = sorted(row["id"] for row in rows)
+    outcomes = [
+        Outcome(each, "https://r.example/", None, None, 204, claim) for each in (second, first)
+    ]
+    unsent = [
+        Delivery(each, "https://r.example/", "plant.created", "{}", 1, claim)
+        for each in (first, second)
+    ]
+    raised = []
+
+    def write(step, *args):
+        try:
+            with db.transaction() as cursor:
+                step(db, cursor, *args)
+        except Exception as error:  # a deadlock: the failure this case exists for
+            raised.append(error)
+
+    writers = [
+        threading.Thread(target=write, args=(queue.record, outcomes)),
+        threading.Thread(target=write, args=(queue.release, unsent)),
+    ]
+    started = time.monotonic()
+    for each in writers:
+        each.start()
+    for each in writers:
+        each.join(10)
+    assert raised == []
+    assert time.monotonic() - started < 5
+    assert {
+        row["status"] for row in delivery_rows(slow_delivery_writes, "https://r.example/").values()
+    } == {"delivered"}

@@ -184,7 +184,8 @@ def record(db, cursor, outcomes):
                 "claim": outcome.claim,
             }
         )
-    cursor.executemany(RECORD[db.dialect], rows)
+    # By id, as every writer of delivery rows takes them: no two transactions wait in a circle.
+    cursor.executemany(RECORD[db.dialect], sorted(rows, key=lambda row: row["id"]))
 
 
 def release(db, cursor, deliveries):
@@ -192,7 +193,7 @@ def release(db, cursor, deliveries):
     only while its claim holds, so that a resend's fresh attempts are left as they are."""
     if deliveries:
         rows = [{"id": each.id, "claim": each.claim} for each in deliveries]
-        cursor.executemany(RELEASE[db.dialect], rows)
+        cursor.executemany(RELEASE[db.dialect], sorted(rows, key=lambda row: row["id"]))
 
 
 def delete_delivered(db, receivers, older_than, limit):
