@@ -70,6 +70,8 @@ OUTSIDE_NAMES = {
     "swallow_errors",  # an option of flask-limiter that the service leaves off
     "name_gw0",  # the test databases, one per pytest-xdist worker, named after the given one
     "name_gw1",  # the same
+    "default_pool_size",  # PgBouncer's settings, which the deploying page sizes
+    "max_client_conn",
 }
 
 
