@@ -7,6 +7,9 @@ from marshmallow import ValidationError, fields
 
 # The most characters of a name, a tag or a description: each is a VARCHAR(255) column.
 TEXT_MAX = 255
+# The document's pattern of text that clean_text takes: no NUL character (an unpaired surrogate
+# is refused too, which no pattern can say).
+NO_NUL = "^[^\\x00]*$"
 
 
 def clean_text(value):

@@ -2,7 +2,7 @@
 
 from marshmallow import EXCLUDE, Schema, fields, missing, validate
 
-from ..validation import TEXT_MAX, IntegerLiteral, clean_text
+from ..validation import NO_NUL, TEXT_MAX, IntegerLiteral, clean_text
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -10,8 +10,12 @@ INT64_RANGE = validate.Range(min=INT64_MIN, max=INT64_MAX)
 # What a name and a tag must be, wherever one is given.
 NAME_RULES = [validate.Length(min=1, max=TEXT_MAX), clean_text]
 TAG_RULES = [validate.Length(max=TEXT_MAX), clean_text]
-NAME = {"description": "The name of the plant", "examples": ["Monstera"]}
-TAG = {"description": "A tag that specifies the type of the plant", "examples": ["tropical"]}
+NAME = {"description": "The name of the plant", "examples": ["Monstera"], "pattern": NO_NUL}
+TAG = {
+    "description": "A tag that specifies the type of the plant",
+    "examples": ["tropical"],
+    "pattern": NO_NUL,
+}
 
 
 class OptionalString(fields.String):
@@ -115,8 +119,7 @@ class ListQuerySchema(Schema):
         metadata={
             "description": "Only plants whose tag is exactly this one (case-sensitive, no "
             "prefix match); 1 to 255 characters, given at most once",
-            # No NUL character (an unpaired surrogate cannot arrive in a decoded URL).
-            "pattern": "^[^\\x00]*$",
+            "pattern": NO_NUL,
             "examples": ["tropical"],
         },
     )

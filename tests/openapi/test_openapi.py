@@ -82,6 +82,10 @@ def test_document_carries_the_limits_the_service_enforces(client):
     assert new_plant["properties"]["name"]["minLength"] == 1
     assert new_plant["properties"]["name"]["maxLength"] == 255
     assert new_plant["properties"]["tag"]["maxLength"] == 255
+    # The service refuses a NUL in a name or a tag: a schema-valid body never holds one.
+    for shape in ("NewPlant", "PlantChange", "Plant"):
+        for text in ("name", "tag"):
+            assert schemas[shape]["properties"][text]["pattern"] == "^[^\\x00]*$", (shape, text)
     assert "id" not in schemas["Plant"]["properties"]
     assert schemas["Plant"]["additionalProperties"] is False
     assert schemas["Error"]["required"] == ["error", "message"]

@@ -12,7 +12,7 @@ from flask import current_app
 from marshmallow import Schema, ValidationError, fields, post_load, validate
 
 from ... import events
-from ...validation import TEXT_MAX, IntegerLiteral, clean_text
+from ...validation import NO_NUL, TEXT_MAX, IntegerLiteral, clean_text
 from ..security import guard
 from ..tables.endpoints import ID_LENGTH
 
@@ -110,8 +110,7 @@ def _description_field(**options):
         metadata={
             "description": "What the endpoint is for",
             "examples": ["Stock sync"],
-            # No NUL character (an unpaired surrogate is refused too, which no pattern says).
-            "pattern": "^[^\\x00]*$",
+            "pattern": NO_NUL,
         },
         **options,
     )
