@@ -1,5 +1,5 @@
 """What every feature's schemas check alike: text a database stores as it is, its longest
-length, and integers written in a URL."""
+length, integers written in a URL, and JSON's own booleans and integers."""
 
 import re
 
@@ -31,3 +31,21 @@ class IntegerLiteral(fields.Integer):
         if not isinstance(value, str) or not self.LITERAL.fullmatch(value):
             raise self.make_error("invalid")
         return super()._deserialize(int(value), attr, data, **kwargs)
+
+
+class StrictBoolean(fields.Boolean):
+    """A JSON true or false, and nothing that merely looks like one ("true", 1)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
+class StrictInteger(fields.Integer):
+    """A JSON integer, and nothing that merely converts to one (true, 20.0, "20")."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)

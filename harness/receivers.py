@@ -1,13 +1,21 @@
 """Webhook receivers that misbehave on the wire: one that hangs, one that trickles its answer,
 one that trickles only its body, one that answers from a script, one that speaks first, one
-whose answer never ends, and one that answers before it has read the request."""
+whose answer never ends, and one that answers before it has read the request; and one that
+stamps each request as its host's kernel received it."""
 
 import contextlib
 import itertools
+import re
 import select
 import socket
+import struct
 import threading
 import time
+
+# Linux's SO_TIMESTAMPNS (asm-generic/socket.h), which Python's socket module does not name; the
+# control message that carries the stamp has the same number.
+SO_TIMESTAMPNS = 35
+WEBHOOK_ID = re.compile(rb"\r\nwebhook-id: *([^\r]*)", re.IGNORECASE)
 
 
 class _RawReceiver:
@@ -215,3 +223,62 @@ class EarlyAnswerReceiver(_RawReceiver):
                 pass
             conn.sendall(self.answer)
             self._stop.wait()
+
+
+class StampingReceiver(_RawReceiver):
+    """Answers every request 200 on kept-alive connections, and keeps, for each, when its first
+    bytes reached this host's kernel (SO_TIMESTAMPNS, seconds of CLOCK_REALTIME): a stamp that
+    no busy thread of the receiver can delay. ``stamps`` holds (stamp, webhook-id)."""
+
+    ANSWER = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+
+    def __init__(self):
+        self.stamps = []
+        super().__init__()
+        # On the listener: a connection's first bytes may arrive before it is accepted.
+        self.server.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+
+    def serve(self, conn):
+        """Stamp and answer each request until the client closes."""
+        taken, stamp = b"", None
+        try:
+            while True:
+                data, ancillary, _, _ = conn.recvmsg(65536, socket.CMSG_SPACE(16))
+                if not data:
+                    return
+                if not taken:  # the first bytes of a request
+                    stamp = _stamp(ancillary)
+                taken += data
+                if _whole(taken):
+                    self.stamps.append((stamp, WEBHOOK_ID.search(taken).group(1).decode()))
+                    taken = b""
+                    conn.sendall(self.ANSWER)
+        except OSError:
+            pass
+
+    def per_window(self, since=-float("inf"), until=float("inf")):
+        """The most requests that arrived within any one second, between since and until."""
+        times = sorted(stamp for stamp, _ in self.stamps if since <= stamp < until)
+        most, first = 0, 0
+        for last, at in enumerate(times):
+            while at - times[first] >= 1:
+                first += 1
+            most = max(most, last - first + 1)
+        return most
+
+
+def _stamp(ancillary):
+    for level, kind, data in ancillary:
+        if (level, kind) == (socket.SOL_SOCKET, SO_TIMESTAMPNS):
+            seconds, nanoseconds = struct.unpack("qq", data)
+            return seconds + nanoseconds / 1e9
+    raise AssertionError("a request arrived without its kernel's stamp")
+
+
+def _whole(taken):
+    # Whether taken holds a whole request: its head, and Content-Length bytes after it.
+    head, ended, body = taken.partition(b"\r\n\r\n")
+    if not ended:
+        return False
+    length = re.search(rb"\r\ncontent-length: *([0-9]+)", head, re.IGNORECASE)
+    return len(body) >= int(length.group(1))

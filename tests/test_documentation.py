@@ -342,14 +342,23 @@ def of_a_library(name):
 
 @functools.cache
 def sql_calls():
-    """The functions app/'s texts call: SQL's own (`pg_current_xact_id()`)."""
-    return {
+    """The functions app/'s SQL calls: in its texts (`pg_current_xact_id()`) and through
+    SQLAlchemy's func (`func.clock_timestamp()`)."""
+    nodes = [
+        node for path, tree in trees().items() if APP in path.parents for node in ast.walk(tree)
+    ]
+    texts = {
         name
-        for path, tree in trees().items()
-        if APP in path.parents
-        for node in ast.walk(tree)
+        for node in nodes
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
         for name in SQL_CALL.findall(node.value)
+    }
+    return texts | {
+        node.attr
+        for node in nodes
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "func"
     }
 
 

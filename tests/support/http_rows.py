@@ -185,6 +185,10 @@ BAD_ENDPOINTS = [
     _Bad("description over 255", {"url": HOOK, "description": "x" * 256}, "description"),
     _Bad("description with NUL", {"url": HOOK, "description": "a\u0000b"}, "description"),
     _Bad("enabled not a boolean", {"url": HOOK, "enabled": "yes"}, "enabled"),
+    _Bad("throttle_rate not an integer", {"url": HOOK, "throttle_rate": 2.5}, "throttle_rate"),
+    _Bad("throttle_rate a boolean", {"url": HOOK, "throttle_rate": True}, "throttle_rate"),
+    _Bad("throttle_rate below 1", {"url": HOOK, "throttle_rate": 0}, "throttle_rate"),
+    _Bad("throttle_rate above 10000", {"url": HOOK, "throttle_rate": 10001}, "throttle_rate"),
     _Bad("unknown key", {"url": HOOK, "colour": "green"}, "colour"),
 ]
 ROWS += [

@@ -82,7 +82,8 @@ def create_webhook_endpoint(endpoint):
     with its own secret as Standard Webhooks says. Keep the secret: no other answer shows it.
     The url's host must be, and resolve to, public addresses, unless
     PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS allows them; a name that does not resolve yet is
-    accepted. Unknown keys are refused.
+    accepted. `throttle_rate` caps its attempts a second over every worker. Unknown keys are
+    refused.
     """
     values = settings.of(current_app)
     registration.check(endpoint["url"], values.allowed_networks)
@@ -148,11 +149,13 @@ def _existing(endpoint_id):
 @apidoc.arguments(EndpointIdSchema, "path")
 @apidoc.body(WebhookEndpointChangeSchema)
 def update_webhook_endpoint(changes, endpoint_id):
-    """Change a webhook endpoint: any of its url, events, description and enabled.
+    """Change a webhook endpoint: any of its url, events, description, enabled and throttle_rate.
 
     `enabled: false` disables it: it gets no new events, and its pending deliveries fail, to
     be recovered once it is enabled again. `enabled: true` enables it and clears
-    `disabled_reason`. A new url is checked as at registration. Unknown keys are refused.
+    `disabled_reason`. A new url is checked as at registration. A new `throttle_rate` paces
+    its attempts within a second, those already pending too; `null` lifts it. Unknown keys are
+    refused.
     """
     current = _existing(endpoint_id)
     if changes.get("url", current["url"]) != current["url"]:

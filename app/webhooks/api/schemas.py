@@ -12,7 +12,7 @@ from flask import current_app
 from marshmallow import Schema, ValidationError, fields, post_load, validate
 
 from ... import events
-from ...validation import NO_NUL, TEXT_MAX, IntegerLiteral, clean_text
+from ...validation import NO_NUL, TEXT_MAX, IntegerLiteral, StrictBoolean, StrictInteger, clean_text
 from ..security import guard
 from ..tables.endpoints import ID_LENGTH
 
@@ -37,6 +37,7 @@ class Pattern(validate.Regexp):
 ENDPOINT_ID = Pattern(f"^[A-Za-z0-9_-]{{1,{ID_LENGTH}}}$", error="Not a valid id.")
 EXAMPLE_ID = "ep_Jq3vX0bqkA2mXcT7yZ9o1w"
 LIMIT = validate.Range(min=1, max=1000)
+THROTTLE_MIN, THROTTLE_MAX = 1, 10000
 
 
 def _url(value):
@@ -70,15 +71,6 @@ def _declared(name):
 
 def _every_event_type():
     return sorted(events.types(current_app))
-
-
-class StrictBoolean(fields.Boolean):
-    """A JSON true or false, and nothing that merely looks like one ("true", 1)."""
-
-    def _deserialize(self, value, attr, data, **kwargs):
-        if not isinstance(value, bool):
-            raise self.make_error("invalid")
-        return value
 
 
 def _url_field(**options):
@@ -127,6 +119,19 @@ def _enabled_field(**options):
     )
 
 
+def _throttle_rate_field(**options):
+    return StrictInteger(
+        allow_none=True,
+        validate=validate.Range(min=THROTTLE_MIN, max=THROTTLE_MAX),
+        metadata={
+            "description": "The most attempts a second the endpoint gets, retries and resends "
+            "included, over every worker and host; null: no limit",
+            "examples": [20],
+        },
+        **options,
+    )
+
+
 class _Events(Schema):
     """Event types given twice are kept once, in the order first given."""
 
@@ -147,6 +152,7 @@ class NewWebhookEndpointSchema(_Events):
     )
     description = _description_field(load_default="")
     enabled = _enabled_field(load_default=True)
+    throttle_rate = _throttle_rate_field(load_default=None)
 
 
 class WebhookEndpointChangeSchema(_Events):
@@ -156,6 +162,7 @@ class WebhookEndpointChangeSchema(_Events):
     events = _events_field()
     description = _description_field()
     enabled = _enabled_field()
+    throttle_rate = _throttle_rate_field()
 
 
 class WebhookEndpointSchema(Schema):
@@ -174,6 +181,7 @@ class WebhookEndpointSchema(Schema):
         allow_none=True,
         metadata={"description": "Why it is disabled; null while enabled", "examples": [None]},
     )
+    throttle_rate = _throttle_rate_field(required=True)
     created_at = fields.DateTime(
         required=True,
         metadata={"description": "RFC 3339, UTC", "examples": ["2026-01-01T12:00:00+00:00"]},

@@ -49,9 +49,11 @@ def status_command():
         # Not yet in the feed, so not fanned out: a transaction older than theirs still runs.
         click.echo(f"events held back: {held}, oldest {int(events.gauges.age(oldest))}s")
     for name, receiver in receivers.items():
+        rate = receiver.throttle_rate
         click.echo(
             f"receiver {name}: pending {receiver.pending}, failed {receiver.failed}, "
             f"oldest pending {int(receiver.oldest_age)}s"
+            + (f", throttled to {rate} a second" if rate else "")
         )
     for each in totals.failed(db):
         name = receiver_name(each.receiver)

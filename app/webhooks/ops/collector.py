@@ -12,7 +12,8 @@ from .summary import per_receiver
 
 class DeliveryCollector:
     """Pending and failed deliveries, the oldest pending age and the window of each receiver,
-    whichever host delivers them, and the endpoints the workers disabled."""
+    whichever host delivers them, the throttle_rate of each endpoint that has one, and the
+    endpoints the workers disabled."""
 
     def __init__(self, db, urls, logger):
         self.db = db
@@ -48,10 +49,17 @@ class DeliveryCollector:
             "Age of a receiver's oldest pending webhook delivery (0 when none is pending).",
             labels=["receiver"],
         )
+        throttle = GaugeMetricFamily(
+            "plantstore_webhook_throttle_rate",
+            "Most attempts a second a throttled webhook endpoint gets, over every worker.",
+            labels=["endpoint"],
+        )
         for name, receiver in receivers.items():
             deliveries.add_metric([name, PENDING], receiver.pending)
             deliveries.add_metric([name, FAILED], receiver.failed)
             oldest.add_metric([name], receiver.oldest_age)
+            if receiver.throttle_rate is not None:
+                throttle.add_metric([name], receiver.throttle_rate)
         disabled = CounterMetricFamily(
             "plantstore_webhook_endpoints_disabled",
             "Webhook endpoints the workers disabled, by reason (gone: a 410; failing: failures "
@@ -71,4 +79,4 @@ class DeliveryCollector:
             named[receiver_name(key)] = named.get(receiver_name(key), 0) + size
         for name, size in named.items():
             window.add_metric([name], size)
-        return [deliveries, oldest, disabled, window]
+        return [deliveries, oldest, throttle, disabled, window]

@@ -11,11 +11,13 @@ from ..tables.deliveries import FAILED, totals
 
 @dataclasses.dataclass
 class ReceiverSummary:
-    """Pending and failed deliveries of one receiver, and the age of its oldest pending one."""
+    """Pending and failed deliveries of one receiver, the age of its oldest pending one, and its
+    throttle_rate (an endpoint's; None when it has none)."""
 
     pending: int = 0
     failed: int = 0
     oldest_age: float = 0.0
+    throttle_rate: int | None = None
 
 
 def per_receiver(db, configured):
@@ -29,7 +31,10 @@ def per_receiver(db, configured):
     now = utcnow()
     waiting, oldest_event = events.cursors.waiting(db)
     age = (now - oldest_event).total_seconds() if waiting else 0.0
-    receivers = {endpoint_id: ReceiverSummary() for endpoint_id in endpoints.ids(db)}
+    receivers = {
+        endpoint_id: ReceiverSummary(throttle_rate=rate)
+        for endpoint_id, rate in endpoints.throttle_rates(db).items()
+    }
     for url in configured:  # each URL gets its delivery of a waiting event
         receiver = receivers.setdefault(receiver_name(url), ReceiverSummary(oldest_age=age))
         receiver.pending += waiting

@@ -19,11 +19,13 @@ class Endpoint(NamedTuple):
     previous_until: datetime.datetime | None
     older_secret: str | None
     older_until: datetime.datetime | None
+    throttle_rate: int | None
 
 
 class Delivery(NamedTuple):
     """A claimed delivery, to be attempted: attempts counts this attempt too; claim is its
-    claimed_until as bound, which its outcome must still find to be recorded."""
+    claimed_until as bound, which its outcome must still find to be recorded; due, for an
+    endpoint with a throttle_rate, the time.monotonic() its attempt may begin at."""
 
     id: str
     # An operator's URL, or an endpoint's id.
@@ -34,6 +36,7 @@ class Delivery(NamedTuple):
     claim: object = None
     # The event's id in the feed (Plantstore-Event-Id); None for a delivery made before the feed.
     event_id: str | None = None
+    due: float | None = None
 
 
 class Outcome(NamedTuple):

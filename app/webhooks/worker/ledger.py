@@ -15,7 +15,7 @@ from ..receivers import is_endpoint
 from ..tables import window_sizes
 from ..tables.deliveries import log, queue
 from ..tables.endpoints import rounds, timelines
-from . import disabling, fanout
+from . import disabling, fanout, throttling
 from .retries import Retries
 from .targets import Reader, Targets
 
@@ -65,6 +65,7 @@ class Ledger:
         )
         self.event_retention = datetime.timedelta(seconds=events.settings.of(app).retention)
         self.worker = uuid.uuid4().hex
+        self.clock = throttling.DatabaseClock()
         self._windows_due = self._prune_due = 0.0
 
     def round(self, outcomes, unsent, wants, sizes, kept=()):
@@ -74,20 +75,26 @@ class Ledger:
         Every WINDOWS_INTERVAL, the windows' sizes ({receiver: size}) are written for /metrics
         too. Nothing given is changed."""
         with self.db.transaction() as cursor:
-            self._lock(cursor, outcomes, unsent, wants)
+            held = self._lock(cursor, outcomes, unsent, wants)
             self._write_windows(cursor, sizes)
             disabled = self._record(cursor, outcomes, kept)
             queue.release(self.db, cursor, unsent)
             until = utcnow() + self.lease
-            # Claims only for what is still sent to, as read with the endpoints locked.
-            sent_to = self.targets.by_receiver
-            wanted = {key: count for key, count in wants.items() if key in sent_to}
+            # Claims only for what is still sent to, as read with the endpoints locked; a
+            # throttled endpoint's by its schedule, only while its row is held for update.
+            sent_to, rates = self.targets.by_receiver, self.targets.throttled
+            wanted = {key: n for key, n in wants.items() if key in sent_to and key not in rates}
+            paced = {key: n for key, n in wants.items() if key in rates and key in held}
             # The most overdue first; what the windows still want comes claimed from the fan-out.
             claimed = queue.claim(self.db, cursor, wanted, until, self.retries)
             taken = collections.Counter(delivery.receiver for delivery in claimed)
             left = {key: count - taken[key] for key, count in wanted.items()}
             claimed += fanout.fan_out(
                 self.db, cursor, self.urls, self.operator_types, FANOUT_BATCH, left, until
+            )
+            # Last: the due times are nearest to the commit that lets them be sent.
+            claimed += throttling.claim(
+                self.db, cursor, paced, rates, until, self.retries, self.clock
             )
             disabling.count(self.db, cursor, disabled)
             return Round(claimed, self.targets)
@@ -153,11 +160,14 @@ class Ledger:
 
     def _lock(self, cursor, outcomes, unsent, wants):
         # Before any delivery row, every endpoint whose rows the round writes: those its
-        # outcomes may change, and those whose deliveries it gives back or claims, so that a
-        # disable waits for the round, and the endpoints read next are what it writes over.
+        # outcomes may change, and the throttled ones it claims for (their schedule), and those
+        # whose deliveries it gives back or claims, so that a disable waits for the round, and
+        # the endpoints read next are what it writes over. The ids held for update.
         writes = {each.receiver for each in outcomes if is_endpoint(each.receiver)}
+        writes |= self.targets.throttled.keys() & wants.keys()
         reads = {each.receiver for each in unsent} | set(wants)
-        rounds.lock(self.db, cursor, writes, {each for each in reads if is_endpoint(each)})
+        reads = {each for each in reads if is_endpoint(each)}
+        return rounds.lock(self.db, cursor, writes, reads)
 
     def _record(self, cursor, outcomes, kept):
         # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge.

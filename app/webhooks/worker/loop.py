@@ -19,7 +19,8 @@ from ..receivers import is_endpoint, receiver_name
 from ..tables.deliveries import queue
 from .ledger import Ledger
 from .retries import said
-from .sender import Answer, Sender
+from .sender import Sender
+from .throttling import DueTimer
 from .windows import Windows
 
 # Longest pause of a worker whose database keeps failing, seconds.
@@ -62,7 +63,7 @@ class Worker:
         self.tasks = set()
         self.stopping = False
         self.loop = None
-        self.sender = None
+        self.sender = self.due_timer = None
         self._wake = self._stopped = None
         self._next_retention = 0.0
         self._found_work = -math.inf
@@ -90,6 +91,7 @@ class Worker:
         """Deliver until stop(): claim, send, record; then settle what is in flight."""
         self.loop = asyncio.get_running_loop()
         self._wake, self._stopped = asyncio.Event(), asyncio.Event()
+        self.due_timer = DueTimer(self.loop, self._start_ready)
         values = self.settings
         self.sender = Sender(self.timeout, values.allowed_networks, values.nameservers)
         try:
@@ -142,11 +144,15 @@ class Worker:
         return time.monotonic() - self._found_work < self.poll_interval
 
     def _start_ready(self):
-        """Start an attempt for every queued delivery that has a free slot."""
+        """Start an attempt for every queued delivery that has a free slot (until a stop), and
+        wake when the next delivery of a throttled endpoint is due."""
+        if self.stopping:
+            return
         for window, delivery in self.windows.ready(self.unsent):
             task = self.loop.create_task(self._attempt(window, delivery))
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
+        self.due_timer.at(self.windows.next_due)
 
     async def _attempt(self, window, delivery):
         target = self.targets.get(delivery.receiver)
@@ -156,28 +162,16 @@ class Worker:
             return
         answered = False
         try:
-            answer, raised = await self._send(target, delivery)
+            answer, raised = await self.sender.attempt(target, delivery)
             answered = answer.error is None
         finally:
             # A receiver running low claims at once; an idle worker records what ends.
             if self.windows.done(window, answered) or not self._busy():
                 self._wake.set()
-            if not self.stopping:
-                self._start_ready()
+            self._start_ready()
         outcome = self.retries.outcome(delivery, answer)
         self.outcomes.append(outcome)
         said(self.logger, window.name, delivery, outcome, raised)
-
-    async def _send(self, target, delivery):
-        """The Answer of one attempt, and the exception it raised (None when it raised none): an
-        exception is an outcome too, named by its type, so that it is retried on schedule."""
-        try:
-            answer = await self.sender.send(
-                target, delivery.id, delivery.event, delivery.body.encode(), delivery.event_id
-            )
-        except Exception as error:  # whatever fails, the attempt must be recorded
-            return Answer(type(error).__name__), error
-        return answer, None
 
     async def _keep_retention(self):
         """Delete a batch of delivered rows past the retention, settle the strays of endpoints

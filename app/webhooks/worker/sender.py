@@ -131,6 +131,16 @@ class Sender:
         wait = _retry_after(retry_after) if status in ASKS_TO_WAIT else None
         return Answer(f"HTTP {status}", status, wait)
 
+    async def attempt(self, target, delivery):
+        """send() a claimed Delivery; its Answer, and the exception it raised (None when none):
+        an exception is an outcome too, named by its type, so that it is retried on schedule."""
+        try:
+            body = delivery.body.encode()
+            answer = await self.send(target, delivery.id, delivery.event, body, delivery.event_id)
+        except Exception as error:  # whatever fails, the attempt must be recorded
+            return Answer(type(error).__name__), error
+        return answer, None
+
     def _pool(self, loop, to, guarded):
         key = (guarded, to.host, to.port, to.tls)
         pool = self.pools.get(key)

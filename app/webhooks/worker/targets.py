@@ -26,10 +26,12 @@ class Targets(NamedTuple):
     """Every receiver as one round read it, never changed after: by_receiver holds the Target of
     each (the operator's URLs, those no longer configured that are still sent to, and every
     enabled endpoint by its id); endpoints, every endpoint as read (an Endpoint,
-    rounds.for_worker), for the disabling. The database thread makes it, the loop reads it."""
+    rounds.for_worker), for the disabling; throttled, the throttle_rate of each one sent to
+    that has one. The database thread makes it, the loop reads it."""
 
     by_receiver: dict
     endpoints: dict
+    throttled: dict
 
     def get(self, receiver):
         """The Target of receiver, or None when it is no longer sent to (an endpoint deleted or
@@ -60,12 +62,13 @@ class Reader:
             url: Target(url=url, name=receiver_name(url), keys=(self.secret,), guarded=False)
             for url in (*self.urls, *kept)
         }
-        return Targets(targets, {})
+        return Targets(targets, {}, {})
 
     def read(self, db, cursor, kept):
         """Every receiver's Targets, the endpoints read in the cursor's transaction: one read a
         round."""
         targets = dict(self.operator(kept).by_receiver)
+        throttled = {}
         now = utcnow()
         read = {each.id: each for each in rounds.for_worker(db, cursor)}
         # Only what the endpoints hold now is kept: deleted ones and replaced secrets go.
@@ -85,7 +88,9 @@ class Reader:
             keys = self._open(each.id, sealed, opened)
             if keys:
                 targets[each.id] = Target(url=each.url, name=each.id, keys=keys, guarded=True)
-        return Targets(targets, read)
+                if each.throttle_rate is not None:
+                    throttled[each.id] = each.throttle_rate
+        return Targets(targets, read, throttled)
 
     def _open(self, endpoint_id, sealed, opened):
         # Opened once per stored text, not at every reading: Fernet's check costs as much as a

@@ -6,6 +6,7 @@ import math
 import time
 
 from ..receivers import receiver_name
+from .throttling import LATE_MOST
 
 # Seconds of sending a claim feeds a receiver that answers, at its measured rate: several
 # rounds' worth, so that a round slowed by the write lock does not leave it idle.
@@ -68,6 +69,9 @@ class Windows:
         for url in settings.urls:
             self.add(url)
         self.in_flight = 0
+        # The earliest due time of a throttled endpoint's delivery that ready() found not yet
+        # come.
+        self.next_due = None
         self._turn = itertools.count()
 
     def add(self, key):
@@ -123,15 +127,22 @@ class Windows:
 
     def ready(self, expired):
         """Take every queued delivery that a free slot can send now, as (window, delivery);
-        those whose time to be sent has passed go to expired."""
+        those whose time to be sent has passed go to expired, as do a throttled endpoint's
+        that missed their due time by more than LATE_MOST. Sets next_due."""
         now = time.monotonic()
+        self.next_due = None
         for window in self._in_turn():
             queue = window.queue
             while queue and self.in_flight < self.concurrency:
                 if window.in_flight >= int(window.size):
                     break
-                send_by, delivery = queue.popleft()
-                if now > send_by:
+                send_by, delivery = queue[0]
+                due = delivery.due
+                if due is not None and due > now:
+                    self.next_due = min(due, self.next_due or due)
+                    break
+                queue.popleft()
+                if now > send_by or (due is not None and now > due + LATE_MOST):
                     expired.append(delivery)
                     continue
                 window.in_flight += 1
@@ -150,7 +161,10 @@ class Windows:
             window.size = self.base
             return False
         window.answers += 1
-        if window.queue and window.size < self.most:
+        # One whose next delivery is not due yet (a throttled endpoint's) is held back by
+        # its rate, not by its size: it does not grow, as TCP's window does not while the
+        # application sends less than it allows (RFC 7661).
+        if window.queue and window.size < self.most and not _waits(window.queue, time.monotonic()):
             step = 1 if window.size < window.threshold else 1 / window.size
             window.size = min(self.most, window.size + step)
         return window.more and len(window.queue) < window.depth // 2
@@ -165,3 +179,9 @@ class Windows:
         for window in self.by_key.values():
             window.queue.clear()
         return deliveries
+
+
+def _waits(queue, now):
+    # Whether the first of a window's queued deliveries is not due yet.
+    due = queue[0][1].due
+    return due is not None and due > now

@@ -138,6 +138,25 @@ VALID = {"url": URL}
         pytest.param({"enabled": "true"}, "enabled: Not a valid boolean.", id="enabled string"),
         pytest.param({"enabled": 1}, "enabled: Not a valid boolean.", id="enabled 1"),
         pytest.param({"enabled": None}, "enabled: Field may not be null.", id="enabled null"),
+        pytest.param(
+            {"throttle_rate": "20"}, "throttle_rate: Not a valid integer.", id="throttle string"
+        ),
+        pytest.param(
+            {"throttle_rate": True}, "throttle_rate: Not a valid integer.", id="throttle true"
+        ),
+        pytest.param(
+            {"throttle_rate": 20.0}, "throttle_rate: Not a valid integer.", id="throttle float"
+        ),
+        pytest.param(
+            {"throttle_rate": 0},
+            "throttle_rate: Must be greater than or equal to 1 and less than or equal to 10000.",
+            id="throttle 0",
+        ),
+        pytest.param(
+            {"throttle_rate": 10001},
+            "throttle_rate: Must be greater than or equal to 1 and less than or equal to 10000.",
+            id="throttle over 10000",
+        ),
         pytest.param({"secret": "whsec_x"}, "secret: Unknown field.", id="unknown key"),
         pytest.param({"id": "ep_mine"}, "id: Unknown field.", id="id given"),
     ],

@@ -21,7 +21,16 @@ from support.errors import assert_error
 from support.tokens import TOKEN, issue_admin_token
 
 EVERY_TYPE = ["plant.created", "plant.deleted", "plant.updated"]
-SHOWN = {"id", "url", "description", "events", "enabled", "disabled_reason", "created_at"}
+SHOWN = {
+    "id",
+    "url",
+    "description",
+    "events",
+    "enabled",
+    "disabled_reason",
+    "throttle_rate",
+    "created_at",
+}
 ID = re.compile(r"ep_[A-Za-z0-9_-]{22}")
 READ_ONLY_TOKEN = "pst_test-read-only-token-0123456789"
 # Every /webhooks operation: method, path, body.
@@ -58,6 +67,7 @@ def test_create_with_defaults_answers_201_with_location_and_secret(client, admin
     assert response.headers["Cache-Control"] == "no-store"
     assert (created["url"], created["description"], created["events"]) == (URL, "", EVERY_TYPE)
     assert (created["enabled"], created["disabled_reason"]) == (True, None)
+    assert created["throttle_rate"] is None
     secret_key(created["secret"])
     at = datetime.datetime.fromisoformat(created["created_at"])
     assert at.utcoffset() == datetime.timedelta(0)
@@ -66,8 +76,11 @@ def test_create_with_defaults_answers_201_with_location_and_secret(client, admin
 
 def test_create_takes_every_field(client, admin_headers):
     body = {"url": "http://[2606:4700::1111]:8080/in?x=1", "events": ["plant.deleted"]}
-    created = register(client, admin_headers, **body, description="Stock sync", enabled=False)
+    created = register(
+        client, admin_headers, **body, description="Stock sync", enabled=False, throttle_rate=20
+    )
     assert created["url"] == body["url"]
+    assert created["throttle_rate"] == 20
     assert created["events"] == ["plant.deleted"]
     assert created["description"] == "Stock sync"
     assert (created["enabled"], created["disabled_reason"]) == (False, "disabled through the API")
@@ -161,9 +174,11 @@ def test_read_one_or_404(client, admin_headers):
         {"events": ["plant.deleted"]},
         {"description": "Stock sync"},
         {"url": "http://[2606:4700::1001]/", "events": ["plant.created"], "description": ""},
+        {"throttle_rate": 10000},
+        {"throttle_rate": 1, "description": "slow"},
         {},
     ],
-    ids=["url", "events", "description", "several", "nothing"],
+    ids=["url", "events", "description", "several", "throttle", "throttle 1", "nothing"],
 )
 def test_patch_changes_what_it_names_and_nothing_else(client, admin_headers, change):
     created = register(client, admin_headers, description="before")
@@ -173,6 +188,18 @@ def test_patch_changes_what_it_names_and_nothing_else(client, admin_headers, cha
     assert response.status_code == 200
     assert response.get_json() == {**created, **change}
     assert client.get(path, headers=admin_headers).get_json() == {**created, **change}
+
+
+def test_patch_of_throttle_rate_to_null_lifts_it(client, admin_headers):
+    created = register(client, admin_headers, throttle_rate=60)
+    path = f"/webhooks/{created['id']}"
+    assert (
+        send(client, "PATCH", path, admin_headers, {"description": "x"}).get_json()["throttle_rate"]
+        == 60
+    )
+    lifted = send(client, "PATCH", path, admin_headers, {"throttle_rate": None})
+    assert (lifted.status_code, lifted.get_json()["throttle_rate"]) == (200, None)
+    assert client.get(path, headers=admin_headers).get_json()["throttle_rate"] is None
 
 
 @pytest.mark.backend_independent

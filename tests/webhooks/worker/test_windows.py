@@ -6,6 +6,7 @@ import time
 from app import create_app
 from app.webhooks import settings
 from app.webhooks.tables.records import Delivery
+from app.webhooks.worker.throttling import LATE_MOST
 from app.webhooks.worker.windows import Windows
 
 A, B = "http://a.example/hook", "http://b.example/hook"
@@ -169,3 +170,49 @@ def test_a_receiver_no_longer_sent_to_is_forgotten_once_nothing_of_it_is_in_flig
     ws.forget({})
     assert ws.sizes() == {}
     assert ws.add(A)  # a new window when it is sent to again
+
+
+def hold_due(ws, key, dues):
+    """Queue a throttled endpoint's deliveries, one due at each of dues (time.monotonic())."""
+    claimed = [
+        Delivery(f"{key}#{n}", key, "plant.created", "{}", 1, due=due) for n, due in enumerate(dues)
+    ]
+    ws.hold(claimed, {key: len(dues)}, time.monotonic() + 60)
+
+
+def test_a_throttled_delivery_waits_until_due_and_others_go_meanwhile():
+    ws = windows()
+    ws.add(A)
+    ws.add(B)
+    later = time.monotonic() + 30
+    hold_due(ws, A, [later, later + 1])
+    hold(ws, B, 2)
+    assert [delivery.receiver for _, delivery in take(ws)] == [B, B]
+    assert ws.next_due == later
+
+
+def test_a_throttled_delivery_goes_once_due():
+    ws = windows()
+    ws.add(A)
+    hold_due(ws, A, [time.monotonic() - 0.001, time.monotonic() + 30])
+    assert [delivery.id for _, delivery in take(ws)] == [f"{A}#0"]
+    assert ws.next_due > time.monotonic() + 29
+
+
+def test_a_throttled_delivery_found_late_is_given_back_unsent():
+    ws = windows()
+    ws.add(A)
+    hold_due(ws, A, [time.monotonic() - LATE_MOST - 0.01])
+    expired = []
+    assert list(ws.ready(expired)) == []
+    assert [delivery.id for delivery in expired] == [f"{A}#0"]
+
+
+def test_a_window_whose_next_delivery_is_not_due_does_not_open():
+    ws = windows(WEBHOOK_RECEIVER_CONCURRENCY=4)
+    ws.add(A)
+    now = time.monotonic()
+    hold_due(ws, A, [now - 0.001] + [now + 30 + n for n in range(50)])
+    for _ in range(3):
+        assert round_trip(ws) in (0, 1)
+    assert ws.sizes() == {A: 4}

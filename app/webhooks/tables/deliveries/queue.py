@@ -62,6 +62,8 @@ CLAIM = Statement(
     .where(c.id == ID)
     .values(claimed_until=bindparam("until"), attempts=c.attempts + inline(1))
 )
+# A throttled endpoint's claim: its attempt is due at the time its schedule gave it.
+SCHEDULE = Statement(update(deliveries).where(c.id == ID).values(next_attempt_at=bindparam("at")))
 GIVE_UP = Statement(
     update(deliveries)
     .where(c.id == ID)
@@ -157,6 +159,12 @@ def claim(db, cursor, wants, until, retries):
     if lost:
         cursor.executemany(GIVE_UP[db.dialect], lost)
     return claimed
+
+
+def schedule(db, cursor, dues):
+    """Make each claimed delivery due when its attempt may begin: dues, [(id, datetime)]."""
+    rows = [{"id": each, "at": db.bind_time(at)} for each, at in dues]
+    cursor.executemany(SCHEDULE[db.dialect], sorted(rows, key=lambda row: row["id"]))
 
 
 def record(db, cursor, outcomes):

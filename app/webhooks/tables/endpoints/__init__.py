@@ -7,6 +7,7 @@ import json
 from sqlalchemy import (
     Boolean,
     Column,
+    Integer,
     String,
     Table,
     Text,
@@ -52,6 +53,10 @@ webhook_endpoints = Table(
     Column("older_secret", Text),
     Column("older_until", UTCDateTime),
     Column("created_at", UTCDateTime, nullable=False),
+    # The most attempts a second it gets, over every worker (None: no limit), and the earliest
+    # time, in the database's clock, that the next one may begin (throttles.py).
+    Column("throttle_rate", Integer),
+    Column("throttle_next", UTCDateTime),
 )
 
 
@@ -61,7 +66,16 @@ def _by_id():
 
 c = webhook_endpoints.c
 # What an answer shows of an endpoint: never its secrets.
-SHOWN = (c.id, c.url, c.description, c.events, c.enabled, c.disabled_reason, c.created_at)
+SHOWN = (
+    c.id,
+    c.url,
+    c.description,
+    c.events,
+    c.enabled,
+    c.disabled_reason,
+    c.throttle_rate,
+    c.created_at,
+)
 # Registrations are rare: counting under a table lock makes the limit exact across hosts.
 LOCK = "LOCK TABLE webhook_endpoints IN SHARE ROW EXCLUSIVE MODE"
 COUNT = Statement(select(func.count().label("count")).select_from(webhook_endpoints))
@@ -81,7 +95,7 @@ ENABLE = Statement(
     .where(_by_id())
     .values(enabled=true(), disabled_reason=null(), failing_since=null())
 )
-IDS = Statement(select(c.id).order_by(c.id))
+RATES = Statement(select(c.id, c.throttle_rate).order_by(c.id))
 # The endpoint's state as it now is, from now, in the transaction that changed it (which holds
 # its row): what the fan-out of an event written from then on goes by (timelines.py).
 RECORD_STATE = Statement(
@@ -170,8 +184,9 @@ def page(db, after, limit):
 
 
 def update(db, endpoint_id, changes):
-    """Apply changes (any of url, description, events, enabled); the endpoint as it now is, or
-    None when there is none. Disabling fails its pending deliveries in the same transaction."""
+    """Apply changes (any of url, description, events, enabled, throttle_rate); the endpoint as
+    it now is, or None when there is none. Disabling fails its pending deliveries in the same
+    transaction; a new throttle_rate paces the next claim, pending deliveries too."""
     columns = {key: value for key, value in changes.items() if key != "enabled"}
     if "events" in columns:
         columns["events"] = json.dumps(columns["events"])
@@ -228,8 +243,8 @@ def enabled(db, cursor, endpoint_id):
     return None if row is None else bool(row.enabled)
 
 
-def ids(db):
-    """Every endpoint's id."""
+def throttle_rates(db):
+    """{id: its throttle_rate, None when it has none} of every endpoint."""
     with db.cursor() as cursor:
-        cursor.execute(IDS[db.dialect])
-        return [row.id for row in IDS.rows(cursor)]
+        cursor.execute(RATES[db.dialect])
+        return {row.id: row.throttle_rate for row in RATES.rows(cursor)}

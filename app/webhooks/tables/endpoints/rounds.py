@@ -25,6 +25,7 @@ FOR_WORKER = Statement(
         c.previous_until,
         c.older_secret,
         c.older_until,
+        c.throttle_rate,
     ),
     record=Endpoint,
 )
@@ -66,12 +67,14 @@ def lock(db, cursor, writes, reads=()):
     delivery row: for update those in writes, for share the others in reads (claims, which a
     disable must wait for; two workers claim side by side). Every row once, at the strength it
     needs, in the order of the API too: no two transactions ever wait for each other in a
-    circle."""
-    if db.is_sqlite:  # SQLite's write transaction holds the whole database
-        return
+    circle. The ids held for update (on SQLite, whose write transaction holds the whole
+    database, every one)."""
+    if db.is_sqlite:
+        return set(writes) | set(reads)
     for endpoint_id in sorted(set(writes) | set(reads)):
         statement = LOCK if endpoint_id in writes else SHARE
         cursor.execute(statement[db.dialect], {"id": endpoint_id})
+    return set(writes)
 
 
 def settle_strays(db, cursor, endpoint_ids):

@@ -24,6 +24,8 @@ class CreatedWebhookEndpoint:
         id (str): Assigned by the service; opaque
         secret (str): Shown this once: `whsec_` and the base64 of the signing key, as a Standard Webhooks library takes
             it
+        throttle_rate (int | None): The most attempts a second the endpoint gets, retries and resends included, over
+            every worker and host; null: no limit
         url (str): Where deliveries are POSTed: an absolute http:// or https:// URL without a fragment, whose host is,
             and resolves to, public addresses only
     """
@@ -35,6 +37,7 @@ class CreatedWebhookEndpoint:
     events: list[EventType]
     id: str
     secret: str
+    throttle_rate: int | None
     url: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -56,6 +59,9 @@ class CreatedWebhookEndpoint:
 
         secret = self.secret
 
+        throttle_rate: int | None
+        throttle_rate = self.throttle_rate
+
         url = self.url
 
         field_dict: dict[str, Any] = {}
@@ -69,6 +75,7 @@ class CreatedWebhookEndpoint:
                 "events": events,
                 "id": id,
                 "secret": secret,
+                "throttle_rate": throttle_rate,
                 "url": url,
             }
         )
@@ -102,6 +109,13 @@ class CreatedWebhookEndpoint:
 
         secret = d.pop("secret")
 
+        def _parse_throttle_rate(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        throttle_rate = _parse_throttle_rate(d.pop("throttle_rate"))
+
         url = d.pop("url")
 
         created_webhook_endpoint = cls(
@@ -112,6 +126,7 @@ class CreatedWebhookEndpoint:
             events=events,
             id=id,
             secret=secret,
+            throttle_rate=throttle_rate,
             url=url,
         )
 

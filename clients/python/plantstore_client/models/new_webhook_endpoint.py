@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -21,12 +21,15 @@ class NewWebhookEndpoint:
         enabled (bool | Unset): Whether the endpoint gets events; false fails its pending deliveries, to be recovered
             once it is enabled again Default: True.
         events (list[EventType] | Unset): The event types the endpoint gets; by default, every one
+        throttle_rate (int | None | Unset): The most attempts a second the endpoint gets, retries and resends included,
+            over every worker and host; null: no limit
     """
 
     url: str
     description: str | Unset = ""
     enabled: bool | Unset = True
     events: list[EventType] | Unset = UNSET
+    throttle_rate: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         url = self.url
@@ -42,6 +45,12 @@ class NewWebhookEndpoint:
                 events_item = events_item_data.value
                 events.append(events_item)
 
+        throttle_rate: int | None | Unset
+        if isinstance(self.throttle_rate, Unset):
+            throttle_rate = UNSET
+        else:
+            throttle_rate = self.throttle_rate
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -55,6 +64,8 @@ class NewWebhookEndpoint:
             field_dict["enabled"] = enabled
         if events is not UNSET:
             field_dict["events"] = events
+        if throttle_rate is not UNSET:
+            field_dict["throttle_rate"] = throttle_rate
 
         return field_dict
 
@@ -76,11 +87,21 @@ class NewWebhookEndpoint:
 
                 events.append(events_item)
 
+        def _parse_throttle_rate(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        throttle_rate = _parse_throttle_rate(d.pop("throttle_rate", UNSET))
+
         new_webhook_endpoint = cls(
             url=url,
             description=description,
             enabled=enabled,
             events=events,
+            throttle_rate=throttle_rate,
         )
 
         return new_webhook_endpoint

@@ -22,6 +22,8 @@ class WebhookEndpoint:
             enabled again
         events (list[EventType]): The event types the endpoint gets
         id (str): Assigned by the service; opaque
+        throttle_rate (int | None): The most attempts a second the endpoint gets, retries and resends included, over
+            every worker and host; null: no limit
         url (str): Where deliveries are POSTed: an absolute http:// or https:// URL without a fragment, whose host is,
             and resolves to, public addresses only
     """
@@ -32,6 +34,7 @@ class WebhookEndpoint:
     enabled: bool
     events: list[EventType]
     id: str
+    throttle_rate: int | None
     url: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -51,6 +54,9 @@ class WebhookEndpoint:
 
         id = self.id
 
+        throttle_rate: int | None
+        throttle_rate = self.throttle_rate
+
         url = self.url
 
         field_dict: dict[str, Any] = {}
@@ -63,6 +69,7 @@ class WebhookEndpoint:
                 "enabled": enabled,
                 "events": events,
                 "id": id,
+                "throttle_rate": throttle_rate,
                 "url": url,
             }
         )
@@ -94,6 +101,13 @@ class WebhookEndpoint:
 
         id = d.pop("id")
 
+        def _parse_throttle_rate(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        throttle_rate = _parse_throttle_rate(d.pop("throttle_rate"))
+
         url = d.pop("url")
 
         webhook_endpoint = cls(
@@ -103,6 +117,7 @@ class WebhookEndpoint:
             enabled=enabled,
             events=events,
             id=id,
+            throttle_rate=throttle_rate,
             url=url,
         )
 

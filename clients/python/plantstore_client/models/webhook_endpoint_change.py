@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -19,6 +19,8 @@ class WebhookEndpointChange:
         enabled (bool | Unset): Whether the endpoint gets events; false fails its pending deliveries, to be recovered
             once it is enabled again
         events (list[EventType] | Unset): The event types the endpoint gets
+        throttle_rate (int | None | Unset): The most attempts a second the endpoint gets, retries and resends included,
+            over every worker and host; null: no limit
         url (str | Unset): Where deliveries are POSTed: an absolute http:// or https:// URL without a fragment, whose
             host is, and resolves to, public addresses only
     """
@@ -26,6 +28,7 @@ class WebhookEndpointChange:
     description: str | Unset = UNSET
     enabled: bool | Unset = UNSET
     events: list[EventType] | Unset = UNSET
+    throttle_rate: int | None | Unset = UNSET
     url: str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -40,6 +43,12 @@ class WebhookEndpointChange:
                 events_item = events_item_data.value
                 events.append(events_item)
 
+        throttle_rate: int | None | Unset
+        if isinstance(self.throttle_rate, Unset):
+            throttle_rate = UNSET
+        else:
+            throttle_rate = self.throttle_rate
+
         url = self.url
 
         field_dict: dict[str, Any] = {}
@@ -51,6 +60,8 @@ class WebhookEndpointChange:
             field_dict["enabled"] = enabled
         if events is not UNSET:
             field_dict["events"] = events
+        if throttle_rate is not UNSET:
+            field_dict["throttle_rate"] = throttle_rate
         if url is not UNSET:
             field_dict["url"] = url
 
@@ -72,12 +83,22 @@ class WebhookEndpointChange:
 
                 events.append(events_item)
 
+        def _parse_throttle_rate(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        throttle_rate = _parse_throttle_rate(d.pop("throttle_rate", UNSET))
+
         url = d.pop("url", UNSET)
 
         webhook_endpoint_change = cls(
             description=description,
             enabled=enabled,
             events=events,
+            throttle_rate=throttle_rate,
             url=url,
         )
 

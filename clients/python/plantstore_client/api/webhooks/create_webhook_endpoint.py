@@ -121,7 +121,8 @@ def sync_detailed(
     with its own secret as Standard Webhooks says. Keep the secret: no other answer shows it.
     The url's host must be, and resolve to, public addresses, unless
     PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS allows them; a name that does not resolve yet is
-    accepted. Unknown keys are refused.
+    accepted. `throttle_rate` caps its attempts a second over every worker. Unknown keys are
+    refused.
 
     Args:
         body (NewWebhookEndpoint):
@@ -156,7 +157,8 @@ def sync(
     with its own secret as Standard Webhooks says. Keep the secret: no other answer shows it.
     The url's host must be, and resolve to, public addresses, unless
     PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS allows them; a name that does not resolve yet is
-    accepted. Unknown keys are refused.
+    accepted. `throttle_rate` caps its attempts a second over every worker. Unknown keys are
+    refused.
 
     Args:
         body (NewWebhookEndpoint):
@@ -186,7 +188,8 @@ async def asyncio_detailed(
     with its own secret as Standard Webhooks says. Keep the secret: no other answer shows it.
     The url's host must be, and resolve to, public addresses, unless
     PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS allows them; a name that does not resolve yet is
-    accepted. Unknown keys are refused.
+    accepted. `throttle_rate` caps its attempts a second over every worker. Unknown keys are
+    refused.
 
     Args:
         body (NewWebhookEndpoint):
@@ -219,7 +222,8 @@ async def asyncio(
     with its own secret as Standard Webhooks says. Keep the secret: no other answer shows it.
     The url's host must be, and resolve to, public addresses, unless
     PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS allows them; a name that does not resolve yet is
-    accepted. Unknown keys are refused.
+    accepted. `throttle_rate` caps its attempts a second over every worker. Unknown keys are
+    refused.
 
     Args:
         body (NewWebhookEndpoint):

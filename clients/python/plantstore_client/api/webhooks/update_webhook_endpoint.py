@@ -115,11 +115,13 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: WebhookEndpointChange,
 ) -> Response[Error | WebhookEndpoint]:
-    """Change a webhook endpoint: any of its url, events, description and enabled.
+    """Change a webhook endpoint: any of its url, events, description, enabled and throttle_rate.
 
      `enabled: false` disables it: it gets no new events, and its pending deliveries fail, to
     be recovered once it is enabled again. `enabled: true` enables it and clears
-    `disabled_reason`. A new url is checked as at registration. Unknown keys are refused.
+    `disabled_reason`. A new url is checked as at registration. A new `throttle_rate` paces
+    its attempts within a second, those already pending too; `null` lifts it. Unknown keys are
+    refused.
 
     Args:
         id (str):
@@ -151,11 +153,13 @@ def sync(
     client: AuthenticatedClient | Client,
     body: WebhookEndpointChange,
 ) -> Error | WebhookEndpoint | None:
-    """Change a webhook endpoint: any of its url, events, description and enabled.
+    """Change a webhook endpoint: any of its url, events, description, enabled and throttle_rate.
 
      `enabled: false` disables it: it gets no new events, and its pending deliveries fail, to
     be recovered once it is enabled again. `enabled: true` enables it and clears
-    `disabled_reason`. A new url is checked as at registration. Unknown keys are refused.
+    `disabled_reason`. A new url is checked as at registration. A new `throttle_rate` paces
+    its attempts within a second, those already pending too; `null` lifts it. Unknown keys are
+    refused.
 
     Args:
         id (str):
@@ -182,11 +186,13 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: WebhookEndpointChange,
 ) -> Response[Error | WebhookEndpoint]:
-    """Change a webhook endpoint: any of its url, events, description and enabled.
+    """Change a webhook endpoint: any of its url, events, description, enabled and throttle_rate.
 
      `enabled: false` disables it: it gets no new events, and its pending deliveries fail, to
     be recovered once it is enabled again. `enabled: true` enables it and clears
-    `disabled_reason`. A new url is checked as at registration. Unknown keys are refused.
+    `disabled_reason`. A new url is checked as at registration. A new `throttle_rate` paces
+    its attempts within a second, those already pending too; `null` lifts it. Unknown keys are
+    refused.
 
     Args:
         id (str):
@@ -216,11 +222,13 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: WebhookEndpointChange,
 ) -> Error | WebhookEndpoint | None:
-    """Change a webhook endpoint: any of its url, events, description and enabled.
+    """Change a webhook endpoint: any of its url, events, description, enabled and throttle_rate.
 
      `enabled: false` disables it: it gets no new events, and its pending deliveries fail, to
     be recovered once it is enabled again. `enabled: true` enables it and clears
-    `disabled_reason`. A new url is checked as at registration. Unknown keys are refused.
+    `disabled_reason`. A new url is checked as at registration. A new `throttle_rate` paces
+    its attempts within a second, those already pending too; `null` lifts it. Unknown keys are
+    refused.
 
     Args:
         id (str):
