@@ -9,7 +9,7 @@ PORT ?= 8000
 # have every process the suite starts compile it again.
 SOURCES := app harness tests bench clients wsgi.py gunicorn.conf.py
 
-.PHONY: run test test-tools lint bytecode client bench bench-tools bench-webhooks bench-instructions clean
+.PHONY: run test test-tools lint bytecode client bench bench-tools bench-webhooks bench-instructions bench-split clean
 
 # Installs requirement files into the venv, libraries' bytecode compiled: with uv (the one on
 # PATH, else pip puts it into the venv), seconds of CPU where pip takes a minute; with pip when
@@ -110,6 +110,11 @@ bench-instructions: $(VENV)/.runtime
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; \
 	else echo "make bench-instructions needs valgrind: sudo apt-get install valgrind"; exit 1; fi
 	$(BIN)/python bench/instructions.py
+
+# A create's and a read's instructions by part, beside the floor's (docs/performance.md).
+bench-split: $(VENV)/.runtime
+	@command -v valgrind >/dev/null || { echo "make bench-split needs valgrind: see make bench-instructions"; exit 1; }
+	$(BIN)/python -m bench.split
 
 # Regenerates the typed client in clients/python from the service's document (docs/client.md).
 client: $(VENV)/.test

@@ -145,10 +145,8 @@ def count(side, folder, env):
     return {name: total / REQUESTS for name, total in zip(SCENARIOS, totals, strict=True)}
 
 
-def main():
-    if shutil.which("valgrind") is None:
-        raise SystemExit("valgrind is missing: install it with `apt-get install valgrind`.")
-    folder = pathlib.Path(tempfile.mkdtemp(prefix="plantstore-instructions-"))
+def prepared(folder):
+    """The environment of a counted side: a SQLite database in folder, made and preloaded."""
     url = f"sqlite:///{folder / 'bench.sqlite'}"
     env = {
         **os.environ,
@@ -159,6 +157,14 @@ def main():
     flask = [sys.executable, "-m", "flask", "--app", "wsgi", "init-db"]
     subprocess.run(flask, cwd=ROOT, env=env, check=True, capture_output=True)
     preload(url)
+    return env
+
+
+def main():
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is missing: install it with `apt-get install valgrind`.")
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="plantstore-instructions-"))
+    env = prepared(folder)
     counts = {side: count(side, folder, env) for side in ("service", "floor")}
     counts["limited"] = count("limited", folder, {**env, **LIMITED})
     shutil.rmtree(folder, ignore_errors=True)
