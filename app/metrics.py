@@ -26,8 +26,8 @@ METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 OTHER_METHOD = "other"
 # Where the app keeps its Metrics.
 EXTENSION = "plantstore.metrics"
-# Where a request's start time is kept, in its WSGI environ.
-STARTED = "plantstore.started"
+# Where Werkzeug leaves the request it made of an environ, its URL rule matched by then.
+REQUEST = "werkzeug.request"
 
 
 class Metrics:
@@ -61,17 +61,13 @@ class Metrics:
         """A new counter without labels, summed over workers like the others."""
         return Counter(name, documentation, registry=self._own)
 
-    def start_clock(self):
-        """Note when the request began (a before_request hook)."""
-        request.environ[STARTED] = time.perf_counter()
-
-    def count(self, response):
-        """Count the answered request and its duration (an after_request hook)."""
-        # One context lookup, not one per attribute: this runs on every request.
-        current = request._get_current_object()
-        seconds = time.perf_counter() - current.environ[STARTED]
-        rule = current.url_rule
-        key = (current.method, rule.rule if rule is not None else UNMATCHED, response.status_code)
+    def count(self, environ, status, seconds):
+        """Count a request answered with status (an int) after seconds, by its method and the
+        URL rule it matched."""
+        matched = environ.get(REQUEST)
+        rule = matched.url_rule if matched is not None else None
+        route = rule.rule if rule is not None else UNMATCHED
+        key = (environ["REQUEST_METHOD"].upper(), route, status)
         series = self._series.get(key)
         if series is None:
             if key[0] not in METHODS:
@@ -80,7 +76,28 @@ class Metrics:
             self._series[key] = series
         series[0].inc()
         series[1].observe(seconds)
-        return response
+
+
+class Counting:
+    """WSGI middleware: count and time every answer, whatever made it.
+
+    Outside Flask, as the response headers are: a before- and an after-request hook cost a
+    request more than the counting itself.
+    """
+
+    def __init__(self, app, metrics):
+        self.app = app
+        self.metrics = metrics
+
+    def __call__(self, environ, start_response):
+        """Serve the request, counting it once its answer starts."""
+        started = time.perf_counter()
+
+        def start_counted(status, headers, exc_info=None):
+            self.metrics.count(environ, int(status[:3]), time.perf_counter() - started)
+            return start_response(status, headers, exc_info)
+
+        return self.app(environ, start_counted)
 
 
 def of(app):
@@ -109,8 +126,11 @@ def metrics_endpoint():
 
 
 def init_app(app):
-    """Create the metrics, time every request, and serve /metrics."""
-    metrics = app.extensions[EXTENSION] = Metrics()
-    app.before_request(metrics.start_clock)
-    app.after_request(metrics.count)
+    """Create the metrics and serve /metrics; middleware() counts the requests."""
+    app.extensions[EXTENSION] = Metrics()
     app.register_blueprint(bp)
+
+
+def middleware(app, wsgi_app):
+    """wsgi_app, counting and timing every answer in app's metrics."""
+    return Counting(wsgi_app, of(app))
