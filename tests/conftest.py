@@ -208,7 +208,7 @@ def latest_sqlite(tmp_path_factory):
     path = tmp_path_factory.mktemp("latest") / "plantstore.sqlite"
     app = create_app({"DATABASE_URL": f"sqlite:///{path}"})
     migrate.upgrade(database.of(app))
-    database.of(app).engine.dispose()
+    database.of(app).dispose()
     return path
 
 
@@ -246,7 +246,7 @@ def make_app(database_url, latest_sqlite):
 
     yield make
     for app in apps:
-        database.of(app).engine.dispose()
+        database.of(app).dispose()
 
 
 @pytest.fixture

@@ -224,7 +224,7 @@ def test_acknowledged_plants_survive_kill_9(live_server, database_url):
             )
             assert response.status_code == 409, f"plant {number} was acknowledged but is gone"
     finally:
-        database.of(app).engine.dispose()
+        database.of(app).dispose()
 
 
 def test_procfile_runs_init_db_on_release():

@@ -74,7 +74,7 @@ def test_init_db_run_concurrently_is_safe(postgres_url):
         )
         assert response.status_code == 200, response.get_data(as_text=True)
     finally:
-        database.of(app).engine.dispose()
+        database.of(app).dispose()
 
 
 def test_database_outage_is_503_and_livez_200_then_recovers_without_restart(

@@ -20,7 +20,7 @@ def bare_app(database_url):
     """The app on the test database, its schema left as the test makes it."""
     app = create_app({"TESTING": True, "DATABASE_URL": database_url, "API_TOKENS": TOKEN})
     yield app
-    database.of(app).engine.dispose()
+    database.of(app).dispose()
 
 
 @pytest.fixture

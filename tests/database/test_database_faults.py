@@ -50,7 +50,7 @@ def sqlite_app(tmp_path):
     client = app.test_client()
     assert timed_call(client, "POST", "/plants", {"id": 1, "name": "Fern"})[0].status_code == 200
     yield client, path
-    database.of(app).engine.dispose()
+    database.of(app).dispose()
 
 
 def test_frozen_holder_of_the_writer_lock_costs_a_write_only_the_timeout(sqlite_app):
@@ -199,7 +199,7 @@ def test_writer_lock_file_that_cannot_be_made_is_503(auth_headers, tmp_path):
     )
     assert assert_error(response, 503) == "database unavailable"
     assert time.monotonic() - started < MARGIN
-    database.of(app).engine.dispose()
+    database.of(app).dispose()
 
 
 @pytest.mark.e2e
@@ -240,4 +240,4 @@ def test_postgresql_sessions_keep_the_urls_options_and_get_the_timeouts(postgres
             "current_setting('lock_timeout')"
         )
         assert cursor.fetchone() == ("Pacific/Kiritimati", "3s", "3s")
-    db.engine.dispose()
+    db.dispose()

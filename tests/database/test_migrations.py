@@ -204,7 +204,7 @@ def test_downgrading_the_events_revision_waits_for_an_event_being_written(postgr
         assert len(rows(engine)["events"]) == 1
     finally:
         engine.dispose()
-        database.of(app).engine.dispose()
+        database.of(app).dispose()
 
 
 def waiting_locks(engine):

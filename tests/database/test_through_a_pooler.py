@@ -74,7 +74,7 @@ def test_a_row_another_session_holds_is_a_503_within_the_timeout_through_the_poo
             assert time.monotonic() - started < TIMEOUT + MARGIN, method
     # Released, the row is the service's again, through the same pooled connections.
     assert client.patch("/plants/1", json={"tag": "shade"}, headers=headers).status_code == 200
-    database.of(app).engine.dispose()
+    database.of(app).dispose()
 
 
 @pytest.mark.e2e

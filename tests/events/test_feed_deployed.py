@@ -86,7 +86,7 @@ def test_a_copy_in_another_cluster_keeps_the_feed_and_goes_on(private_postgres, 
             create(client, 1, 2, 3)
             wait_for(lambda: len(receiver.arrived()) == 3, 10, "the first three deliveries")
         before = feed(client)
-        database.of(source).engine.dispose()
+        database.of(source).dispose()
 
         dump = subprocess.run(
             [_program("pg_dump"), "--no-owner", "-d", driver_url(private_postgres.url)],
@@ -112,7 +112,7 @@ def test_a_copy_in_another_cluster_keeps_the_feed_and_goes_on(private_postgres, 
         # Nothing delivered before the move went again.
         assert sorted(receiver.arrived()) == [1, 2, 3, 4, 5]
         assert len(receiver.requests) == 5
-        database.of(copy).engine.dispose()
+        database.of(copy).dispose()
     finally:
         receiver.close()
     assert receiver.unverified == []

@@ -25,7 +25,7 @@ def issue_admin_token(database_url):
     token = "pst_" + secrets.token_urlsafe(32)
     db = database.of(app)
     token_store.create(db, f"admin-{secrets.token_hex(4)}", token_hash(token), ADMIN, None)
-    db.engine.dispose()
+    db.dispose()
     return token
 
 

@@ -146,7 +146,7 @@ def upgrade(database_url):
     process importing the app for every server (the command itself has tests of its own)."""
     app = create_app({"DATABASE_URL": database_url})
     migrate.upgrade(database.of(app))
-    database.of(app).engine.dispose()
+    database.of(app).dispose()
 
 
 class LiveServer(Gunicorn):
@@ -176,7 +176,7 @@ class LiveServer(Gunicorn):
         try:
             result = app.test_cli_runner().invoke(args=list(args))
         finally:
-            database.of(app).engine.dispose()
+            database.of(app).dispose()
         assert result.exit_code == 0, (result.output, result.exc_info)
         return result.stdout
 

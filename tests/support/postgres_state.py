@@ -60,7 +60,7 @@ def migrate_to_latest(url):
     """Run the latest migration on the database at url, as make_app would."""
     app = create_app({"DATABASE_URL": url})
     migrate.upgrade(database.of(app))
-    database.of(app).engine.dispose()
+    database.of(app).dispose()
 
 
 def latest(url, engine):

@@ -79,7 +79,7 @@ def refused_here(args, env, command=None):
     finally:
         made = sys.modules.pop("wsgi", None)  # nor is this test's app left to a later one
         if made is not None:
-            database.of(made.app).engine.dispose()  # its connections closed, not collected
+            database.of(made.app).dispose()  # its connections closed, not collected
     # What click's main does on a ClickException: no other exception escaped (a traceback).
     assert isinstance(result.exception, SystemExit), result.exc_info
     return _checked(args, result.exit_code, result.output, started)

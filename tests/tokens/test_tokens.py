@@ -135,7 +135,7 @@ def test_database_holds_no_token_in_plain_text(app, issue, tmp_path):
     db = database.of(app)
     with db.engine.connect() as conn:
         rows = repr([conn.execute(select(table)).all() for table in metadata.sorted_tables])
-    db.engine.dispose()
+    db.dispose()
     files = b"".join(path.read_bytes() for path in tmp_path.glob("plantstore.sqlite*"))
     assert token_hash(token) in rows
     assert token not in rows

@@ -138,7 +138,7 @@ def app_on():
 
     yield make
     for app in made:
-        database.of(app).engine.dispose()
+        database.of(app).dispose()
 
 
 def worker_survives(server, start_workers, receiver, outage, recovery):
