@@ -28,6 +28,8 @@ class Receiver:
     def __init__(self, secret=None, status=200):
         self.requests = []
         self.arrivals = []
+        # [arrived, answered] of each request (answered None while it is open).
+        self.attempts = []
         self.unverified = []
         self.script = []
         self.status = status
@@ -43,11 +45,14 @@ class Receiver:
             protocol_version = "HTTP/1.1"
 
             def do_POST(self):
+                arrived = time.monotonic()
+                attempt = [arrived, None]
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 receiver._verify(self.headers, body)
                 with receiver._lock:
                     receiver.requests.append((dict(self.headers), body))
-                    receiver.arrivals.append(time.monotonic())
+                    receiver.arrivals.append(arrived)
+                    receiver.attempts.append(attempt)
                     status = receiver.script.pop(0) if receiver.script else receiver.status
                 status, headers = status if isinstance(status, tuple) else (status, {})
                 time.sleep(receiver.delay)
@@ -58,6 +63,7 @@ class Receiver:
                     self.send_header(name, value)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
+                attempt[1] = time.monotonic()
 
             def log_message(self, *args):
                 pass

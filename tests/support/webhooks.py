@@ -57,12 +57,21 @@ def published(make_app, settings, count):
 
 def most_in_flight(attempts):
     """The most attempts open at once, from (opened, closed) times (closed None: still open)."""
+    return max((current for _, current in _in_flight(attempts)), default=0)
+
+
+def first_in_flight(attempts, count):
+    """When count attempts were first open at once, from (opened, closed) times; None if never."""
+    return next((at for at, current in _in_flight(attempts) if current >= count), None)
+
+
+def _in_flight(attempts):
+    # (time, attempts open just after it) at each opening and closing, in time order.
     edges = sorted(
         [(opened, 1) for opened, _ in attempts]
         + [(closed, -1) for _, closed in attempts if closed is not None]
     )
-    most = current = 0
-    for _, step in edges:
+    current = 0
+    for at, step in edges:
         current += step
-        most = max(most, current)
-    return most
+        yield at, current
