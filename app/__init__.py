@@ -36,7 +36,7 @@ class PlantStore(Flask):
     """Flask, asking once per function whether it is a coroutine function.
 
     Flask asks for the view of every request, and flask-httpauth for the view and each of its
-    callbacks: inspect's check, made anew each time, cost a create about 2% of its
+    callbacks: inspect's check, made anew each time, cost a request about 1% of its
     instructions. The functions asked about are the app's own, a fixed few.
     """
 

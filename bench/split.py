@@ -36,7 +36,6 @@ FLASK_PARTS = [
     ("werkzeug.wrappers.response", "Response.__call__", "Werkzeug: the response's WSGI call"),
 ]
 SERVICE_PARTS = [
-    ("app.metrics", "Metrics.start_clock", "metrics"),
     ("app.metrics", "Metrics.count", "metrics"),
     ("flask_httpauth", "HTTPAuth.get_auth", "flask-httpauth: the Authorization header"),
     ("app.auth", "auth.verify_token_callback", "token check"),
@@ -47,8 +46,7 @@ SERVICE_PARTS = [
     ("marshmallow.schema", "Schema.dump", "marshmallow: dump"),
     ("app.plants.store", "create", "store: SQL"),
     ("app.plants.store", "get", "store: SQL"),
-    ("app.database.access", "Database._checkout", "store: pool checkout"),
-    ("sqlalchemy.pool.base", "_ConnectionFairy.close", "store: pool return"),
+    ("app.database.access", "Database._checkout", "store: the connection"),
     ("app.database.hostlock", "HostLock.acquire", "store: writer lock"),
     ("app.database.hostlock", "HostLock.release", "store: writer lock"),
     ("app.events.store", "publish", "event"),
