@@ -37,8 +37,11 @@ class PlantStore(Flask):
 
     Flask asks for the view of every request, and flask-httpauth for the view and each of its
     callbacks: inspect's check, made anew each time, cost a request about 1% of its
-    instructions. The functions asked about are the app's own, a fixed few.
+    instructions. The functions asked about are the app's own, a fixed few; past SYNCED_MOST
+    (a function made per request: a class-based view's, an after_this_request), it asks each time.
     """
+
+    SYNCED_MOST = 1000
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -48,7 +51,9 @@ class PlantStore(Flask):
         """func, or a wrapper that runs it to its end if it is a coroutine function."""
         synced = self._synced.get(func)
         if synced is None:
-            synced = self._synced[func] = super().ensure_sync(func)
+            synced = super().ensure_sync(func)
+            if len(self._synced) < self.SYNCED_MOST:
+                self._synced[func] = synced
         return synced
 
 

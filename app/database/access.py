@@ -187,7 +187,7 @@ class Database:
 class _Own:
     """A SQLite connection a thread keeps, out of the pool, closed when the thread ends.
 
-    A process forked from the one that opened it leaves it alone: SQLite's own rule.
+    A process forked from the one that opened it makes its own: SQLite's rule.
     """
 
     __slots__ = ("__weakref__", "connection", "pid")
@@ -195,12 +195,7 @@ class _Own:
     def __init__(self, connection):
         self.connection = connection
         self.pid = os.getpid()
-        weakref.finalize(self, _close, connection, self.pid)
-
-
-def _close(connection, pid):
-    if os.getpid() == pid:
-        connection.close()
+        weakref.finalize(self, connection.close)
 
 
 def of(app):
