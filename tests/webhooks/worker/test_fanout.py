@@ -147,9 +147,10 @@ def test_kill_9_in_the_middle_of_a_fan_out_loses_and_repeats_no_event(
         process.kill()
         process.wait()
     events, per_plant = table_counts()
-    # Each event was fanned out whole (a delivery per receiver) or not at all.
+    # The feed keeps every event, and each was fanned out whole (a delivery per receiver) or not
+    # at all: on SQLite the kill may land after the first round's commit, as well as in it.
+    assert events == BACKLOG
     assert set(per_plant.values()) <= {len(three_receivers)}
-    assert events + len(per_plant) == BACKLOG
     start_workers(env)
     wait_for(lambda: each_got_each_once(three_receivers, BACKLOG), 60, "every event, once each")
 
