@@ -5,7 +5,7 @@ calls ``os.getppid``, which nothing else on the request path calls; callgrind du
 before each call (``--dump-before``), so every dump holds the instructions since the edge before.
 Each stretch between two edges is given to the innermost part open then: the parts' figures are
 exclusive, and they add up to the request. A wrapper's own cost is measured on an empty part and
-shown as "markers", so that the total can be held to `make bench-instructions`' figure.
+taken off the parts, so that the total can be held to `make bench-instructions`' figure.
 Settings (environment): BENCH_SPLIT_REQUESTS per scenario (21; the last is not counted, its
 end running on into what follows).
 """
