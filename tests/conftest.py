@@ -17,6 +17,7 @@ from support.local_servers import (
     PrivatePostgres,
     postgres_binaries_or_skip,
 )
+from support.receivers import Receiver
 from support.tokens import TOKEN, issue_admin_token
 
 # The longest cases (`pytest --durations`, docs/development.md), longest first, started before
@@ -322,3 +323,20 @@ def private_postgres(postgres_template):
     server = PrivatePostgres(postgres_template)
     yield server
     server.destroy()
+
+
+@pytest.fixture
+def make_receiver():
+    """make(secret=None, status=200): a receiver on a local port; every request it got must
+    verify with its secret (given here or by verify_with) by the end of the test."""
+    made = []
+
+    def make(secret=None, status=200):
+        receiver = Receiver(secret, status=status)
+        made.append(receiver)
+        return receiver
+
+    yield make
+    for receiver in made:
+        receiver.close()
+    assert [receiver.unverified for receiver in made] == [[] for _ in made]

@@ -30,7 +30,6 @@ from support.feed_pages import (
 from support.in_process import AppServer, running
 from support.live_endpoints import ENDPOINT_SETTINGS
 from support.live_servers import environment
-from support.receivers import Receiver
 from support.tokens import TOKEN, issue_admin_token
 
 SECRET = "feed-test-webhook-secret"
@@ -58,22 +57,6 @@ def hooked_server(module_live_server, module_database_url):
     runs: the feed is written whatever is delivered)."""
     hooks = {**WEBHOOK_SETTINGS, "WEBHOOK_URLS": "http://127.0.0.1:9/hook"}
     return module_live_server(module_database_url, **environment(hooks))
-
-
-@pytest.fixture
-def receivers():
-    """make(secret=None): receivers on local ports; each request must verify with its secret."""
-    made = []
-
-    def make(secret=None):
-        receiver = Receiver(secret)
-        made.append(receiver)
-        return receiver
-
-    yield make
-    for receiver in made:
-        receiver.close()
-    assert [receiver.unverified for receiver in made] == [[] for _ in made]
 
 
 def create(server, plant):
@@ -273,8 +256,8 @@ def test_the_worker_drops_old_events_and_a_follower_past_a_dropped_one_gets_410(
 # 6. Webhooks name their event.
 
 
-def test_every_delivery_carries_the_id_of_its_event_in_the_feed(make_app, receivers):
-    operator, own = receivers(SECRET), receivers()
+def test_every_delivery_carries_the_id_of_its_event_in_the_feed(make_app, make_receiver):
+    operator, own = make_receiver(SECRET), make_receiver()
     app = make_app(**WEBHOOK_SETTINGS, WEBHOOK_URLS=operator.url)
     server = AppServer(app, {}, TOKEN)
     admin = issue_admin_token(app)

@@ -70,23 +70,6 @@ def app_stack(make_app, database_url):
 
 
 @pytest.fixture
-def make_receiver():
-    """make(status=200): a receiver on a local port; every request it got must verify with the
-    secret it is given (verify_with) by the end of the test."""
-    made = []
-
-    def make(status=200):
-        server = Receiver(status=status)
-        made.append(server)
-        return server
-
-    yield make
-    for server in made:
-        server.close()
-    assert [server.unverified for server in made] == [[] for _ in made]
-
-
-@pytest.fixture
 def name_server():
     """A name server of the test's own (support/name_servers.py), stopped after it."""
     server = NameServer()
