@@ -1,14 +1,17 @@
 """New connections, in process on uvloop against a name server of the test's own: a name's
-addresses tried as Happy Eyeballs says (the next when one fails, or 0.25 s after it began), the
-first to connect taken and the others closed; an endpoint's addresses each judged by the guard
-before they are tried."""
+addresses tried as Happy Eyeballs says (in aiohappyeyeballs' order, the next when one fails, or
+0.25 s after it began), the first to connect taken and the others closed; an endpoint's
+addresses each judged by the guard before they are tried."""
 
 import ipaddress
 import socket
 
 import pytest
+from aiohappyeyeballs.impl import _interleave_addrinfos
+from hypothesis import given
+from hypothesis import strategies as st
 
-from app.webhooks.worker.dialer import HAPPY_EYEBALLS_DELAY
+from app.webhooks.worker.dialer import HAPPY_EYEBALLS_DELAY, _interleaved
 from app.webhooks.worker.sender import Answer
 from support.sending import OK, answers, send
 
@@ -97,3 +100,16 @@ def test_an_endpoint_s_addresses_are_judged_each_before_it_is_tried(scripted, na
     [(answer, took)] = send(url, guarded=True, allowed=allowed, nameservers=[name_server.address])
     assert answer == Answer(None, 200)
     assert took < HAPPY_EYEBALLS_DELAY
+
+
+@given(st.lists(st.sampled_from([socket.AF_INET, socket.AF_INET6]), max_size=12))
+def test_a_names_addresses_are_tried_in_the_order_aiohappyeyeballs_gives_them(families):
+    # The order aiohttp connected in before the dialer was ours: RFC 8305's interleaving, one
+    # address of each family in turn, the resolver's first family first.
+    addresses = [
+        (family, f"10.0.0.{n}" if family == socket.AF_INET else f"fd00::{n}")
+        for n, family in enumerate(families)
+    ]
+    infos = [(family, socket.SOCK_STREAM, 6, "", (address, 443)) for family, address in addresses]
+    reference = [(info[0], info[4][0]) for info in _interleave_addrinfos(infos)]
+    assert _interleaved(addresses) == reference
