@@ -2,6 +2,7 @@
 
 import os
 import select
+import signal
 import sqlite3
 import threading
 import time
@@ -123,5 +124,6 @@ def test_on_sqlite_a_forked_child_leaves_its_parents_connection_alone(sqlite_db)
         assert os.read(reading, 16) == b"own"
     finally:
         os.close(reading)
+        os.kill(child, signal.SIGKILL)  # a child that hung after the fork is not waited for
         os.waitpid(child, 0)
     assert _driver_connection(sqlite_db) is parents
