@@ -60,6 +60,11 @@ def most_in_flight(attempts):
     return max((current for _, current in _in_flight(attempts)), default=0)
 
 
+def answered_by(attempts, moment):
+    """How many of attempts, (opened, closed) times, were answered by moment."""
+    return sum(1 for _, closed in attempts if closed is not None and closed <= moment)
+
+
 def first_in_flight(attempts, count):
     """When count attempts were first open at once, from (opened, closed) times; None if never."""
     return next((at for at, current in _in_flight(attempts) if current >= count), None)

@@ -12,6 +12,7 @@ from harness.receivers import SilentReceiver
 from support.receivers import Receiver
 from support.webhooks import (
     SECRET,
+    answered_by,
     create_many,
     first_in_flight,
     most_in_flight,
@@ -20,6 +21,9 @@ from support.webhooks import (
 
 BASE = 4  # PLANTSTORE_WEBHOOK_RECEIVER_CONCURRENCY's default
 FAR = 0.05  # seconds a receiver far away takes to answer
+# The answers before 64 are open at once: 91 to 119 on a quiet machine, 343 beside four busy
+# processes; a window growing by 1/window a 2xx holds 45 after 1,000.
+SLOW_START_MOST = 1000
 
 
 @pytest.fixture
@@ -49,7 +53,7 @@ def backlog_sent(app_stack, backlog, *urls, **extra):
     return server, worker
 
 
-def test_a_receiver_50_ms_away_opens_to_64_within_2_s_beside_a_black_hole(app_stack, far):
+def test_a_receiver_50_ms_away_opens_to_64_in_slow_start_beside_a_black_hole(app_stack, far):
     hole = SilentReceiver()
     try:
         server, _ = backlog_sent(app_stack, 2000, hole.url, far.url, WEBHOOK_TIMEOUT=2)
@@ -57,8 +61,9 @@ def test_a_receiver_50_ms_away_opens_to_64_within_2_s_beside_a_black_hole(app_st
         # Timed at the receiver, 64 attempts open at once: /metrics shows a size up to
         # WINDOWS_INTERVAL later (ledger.py), which is not the window's to spend.
         wait_for(lambda: first_in_flight(far.attempts, 64), 10, "64 attempts at once")
-        opened = first_in_flight(far.attempts, 64) - far.arrivals[0]
-        assert opened <= 2, opened
+        # Counted in answers, which a loaded machine does not stretch as it does the round
+        # trip: slow start opens 64 after about 60 2xx, one slot a round trip after ~2,000.
+        assert answered_by(far.attempts, first_in_flight(far.attempts, 64)) <= SLOW_START_MOST
         wait_for(lambda: window_of(server, far.url) >= 64, 10, "the far receiver's window at 64")
         assert window_of(server, hole.url) <= BASE
         assert most_in_flight(hole.attempts) <= BASE
