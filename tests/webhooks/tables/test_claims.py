@@ -53,11 +53,15 @@ def test_a_resend_while_an_attempt_is_in_flight_waits_for_it_to_end(make_app):
     assert receiver.unverified == []
 
 
-def waits_for_a_lock(db):
-    """Whether a session of db's PostgreSQL waits for a lock now."""
+def waits_on(db, kind):
+    """Whether a session of db's PostgreSQL database waits now on kind, pg_stat_activity's
+    wait_event_type: "Lock" for a lock, "Timeout" for pg_sleep."""
+    waiting = (
+        "SELECT COUNT(*) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND wait_event_type = :kind"
+    )
     with db.engine.connect() as conn:
-        waiting = "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-        return conn.execute(text(waiting)).scalar() > 0
+        return conn.execute(text(waiting), {"kind": kind}).scalar() > 0
 
 
 def row_is_locked(db, endpoint_id):
@@ -106,7 +110,7 @@ def test_a_disable_during_a_round_fails_what_the_round_claimed_for_the_endpoint(
     def disabled_meanwhile(db, cursor, after, types, limit):
         # The round has begun: a disable comes now, before the fan-out writes its claims.
         threading.Thread(target=disable).start()
-        wait_for(lambda: answers or waits_for_a_lock(db), 5, "the disable to end or wait")
+        wait_for(lambda: answers or waits_on(db, "Lock"), 5, "the disable to end or wait")
         return page(db, cursor, after, types, limit)
 
     monkeypatch.setattr(feed, "page", disabled_meanwhile)
@@ -199,8 +203,11 @@ def test_recording_and_giving_back_take_the_same_rows_in_one_order(slow_delivery
         threading.Thread(target=write, args=(queue.release, unsent)),
     ]
     started = time.monotonic()
-    for each in writers:
-        each.start()
+    writers[0].start()
+    # The recording holds its first row when the giving back starts: the order is the case's,
+    # not the scheduler's, and the recording's outcomes stand.
+    wait_for(lambda: waits_on(db, "Timeout"), 5, "the recording to hold a row")
+    writers[1].start()
     for each in writers:
         each.join(10)
     assert raised == []
