@@ -82,7 +82,7 @@ class Database:
                     lost = self._abandon(connection, error)
                     raise self._failure(error, lost) from error
                 except BaseException:
-                    connection.rollback()
+                    self._roll_back(connection)
                     raise
                 finally:
                     if write:
@@ -160,12 +160,23 @@ class Database:
     def _abandon(self, connection, error):
         # Whether the connection was lost: it must not go back to the pool, or stay the thread's.
         if self.engine.dialect.is_disconnect(error, connection.dbapi_connection, None):
-            connection.invalidate(error)
-            if self._kept is not None:
-                self._kept.own = None
+            self._drop(connection, error)
             return True
-        connection.rollback()
+        self._roll_back(connection)
         return False
+
+    def _roll_back(self, connection):
+        # A rollback that fails (the budget spent, the server silent) leaves the connection in
+        # a state nobody knows: dropped, and the block's own error is the one raised.
+        try:
+            connection.rollback()
+        except self._driver_error as error:
+            self._drop(connection, error)
+
+    def _drop(self, connection, error):
+        connection.invalidate(error)
+        if self._kept is not None:
+            self._kept.own = None
 
     def _take_turn(self):
         # SQLite lets one transaction write at a time: the service's writers queue on a lock

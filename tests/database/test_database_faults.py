@@ -10,6 +10,7 @@ import time
 
 import pytest
 from sqlalchemy import make_url
+from sqlalchemy.exc import DataError
 
 from app import create_app, database
 from app.database import migrate
@@ -221,6 +222,34 @@ def test_frozen_postgresql_is_503_within_the_timeout(live_server, private_postgr
         private_postgres.thaw()
     wait_for(lambda: server.request("GET", "/healthz").status == 200, 10, "recovery")
     assert server.request("POST", "/plants", {"id": 2, "name": "Aloe"}).status == 200
+
+
+def test_a_rollback_the_server_never_answers_leaves_the_statement_s_own_failure(
+    private_postgres,
+):
+    # A statement fails as the budget runs out, and the rollback after it cannot end (a loaded
+    # machine, a server gone silent): the statement's failure stands, within the timeout, and
+    # the connection is dropped rather than pooled in an unknown state.
+    settings = {"DATABASE_URL": private_postgres.url, "API_TOKENS": TOKEN, "DATABASE_TIMEOUT": 2}
+    db = database.of(create_app({"TESTING": True, **settings}))
+    with db.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (before,) = cursor.fetchone()
+    started = time.monotonic()
+    try:
+        with pytest.raises(DataError), db.transaction() as cursor:
+            try:
+                cursor.execute("SELECT 1 / 0")
+            except Exception:
+                private_postgres.freeze()
+                raise
+        assert time.monotonic() - started < 2 + MARGIN
+    finally:
+        private_postgres.thaw()
+    with db.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        assert cursor.fetchone()[0] != before
+    db.dispose()
 
 
 def test_postgresql_sessions_keep_the_urls_options_and_get_the_timeouts(postgres_url):
