@@ -23,13 +23,16 @@ def run_command():
 
     logger = current_app.logger
     receivers = settings.of(current_app).urls
-    logger.info(
-        "Delivering webhooks to the endpoints registered through the API and %d operator's "
-        "receiver(s)%s.",
-        len(receivers),
-        "".join(f", {receiver_name(url)}" for url in receivers),
-    )
-    Worker(current_app).serve()
+
+    def started():
+        logger.info(
+            "Delivering webhooks to the endpoints registered through the API and %d operator's "
+            "receiver(s)%s.",
+            len(receivers),
+            "".join(f", {receiver_name(url)}" for url in receivers),
+        )
+
+    Worker(current_app).serve(started)
     logger.info("Webhook worker stopped.")
 
 

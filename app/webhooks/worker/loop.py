@@ -70,12 +70,13 @@ class Worker:
         # The one thread that talks to the database: a wait for a lock never stalls the loop.
         self._db_thread = concurrent.futures.ThreadPoolExecutor(1, "webhooks-db")
 
-    def serve(self):
-        """Deliver until SIGTERM or SIGINT, then finish the attempts in flight and exit."""
+    def serve(self, started):
+        """Deliver until SIGTERM or SIGINT, then settle what is in flight; started() once heard."""
 
         async def main():
             for signum in (signal.SIGTERM, signal.SIGINT):
                 asyncio.get_running_loop().add_signal_handler(signum, self.stop)
+            started()
             await self.run()
 
         # libuv's loop: about 5% less CPU per delivery than asyncio's (docs/performance.md).
