@@ -71,7 +71,7 @@ class Worker:
         self._db_thread = concurrent.futures.ThreadPoolExecutor(1, "webhooks-db")
 
     def serve(self, started):
-        """Deliver until SIGTERM or SIGINT, then settle what is in flight; started() once heard."""
+        """Deliver until SIGTERM or SIGINT, heard from started() on; then settle what is sent."""
 
         async def main():
             for signum in (signal.SIGTERM, signal.SIGINT):
