@@ -1,5 +1,5 @@
 """What every feature's schemas check alike: text a database stores as it is, its longest
-length, integers written in a URL, and JSON's own booleans and integers."""
+length, integers written in a URL, and JSON's own booleans."""
 
 import re
 
@@ -40,12 +40,3 @@ class StrictBoolean(fields.Boolean):
         if not isinstance(value, bool):
             raise self.make_error("invalid")
         return value
-
-
-class StrictInteger(fields.Integer):
-    """A JSON integer, and nothing that merely converts to one (true, 20.0, "20")."""
-
-    def _deserialize(self, value, attr, data, **kwargs):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.make_error("invalid")
-        return super()._deserialize(value, attr, data, **kwargs)

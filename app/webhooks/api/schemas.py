@@ -12,7 +12,7 @@ from flask import current_app
 from marshmallow import Schema, ValidationError, fields, post_load, validate
 
 from ... import events
-from ...validation import NO_NUL, TEXT_MAX, IntegerLiteral, StrictBoolean, StrictInteger, clean_text
+from ...validation import NO_NUL, TEXT_MAX, IntegerLiteral, StrictBoolean, clean_text
 from ..security import guard
 from ..tables.endpoints import ID_LENGTH
 
@@ -120,7 +120,9 @@ def _enabled_field(**options):
 
 
 def _throttle_rate_field(**options):
-    return StrictInteger(
+    # strict: a JSON integer, not true, 20.0 or "20".
+    return fields.Integer(
+        strict=True,
         allow_none=True,
         validate=validate.Range(min=THROTTLE_MIN, max=THROTTLE_MAX),
         metadata={
