@@ -5,17 +5,17 @@ stamps each request as its host's kernel received it."""
 
 import contextlib
 import itertools
-import re
 import select
 import socket
 import struct
 import threading
 import time
 
+import httptools
+
 # Linux's SO_TIMESTAMPNS (asm-generic/socket.h), which Python's socket module does not name; the
 # control message that carries the stamp has the same number.
 SO_TIMESTAMPNS = 35
-WEBHOOK_ID = re.compile(rb"\r\nwebhook-id: *([^\r]*)", re.IGNORECASE)
 
 
 class _RawReceiver:
@@ -239,21 +239,16 @@ class StampingReceiver(_RawReceiver):
         self.server.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
 
     def serve(self, conn):
-        """Stamp and answer each request until the client closes."""
-        taken, stamp = b"", None
+        """Stamp and answer each request until the client closes; llhttp frames them."""
+        request = _Stamped(self, conn)
+        parser = httptools.HttpRequestParser(request)
         try:
             while True:
-                data, ancillary, _, _ = conn.recvmsg(65536, socket.CMSG_SPACE(16))
+                data, request.ancillary, _, _ = conn.recvmsg(65536, socket.CMSG_SPACE(16))
                 if not data:
                     return
-                if not taken:  # the first bytes of a request
-                    stamp = _stamp(ancillary)
-                taken += data
-                if _whole(taken):
-                    self.stamps.append((stamp, WEBHOOK_ID.search(taken).group(1).decode()))
-                    taken = b""
-                    conn.sendall(self.ANSWER)
-        except OSError:
+                parser.feed_data(data)
+        except (OSError, httptools.HttpParserError):
             pass
 
     def per_window(self, since=-float("inf"), until=float("inf")):
@@ -267,18 +262,29 @@ class StampingReceiver(_RawReceiver):
         return most
 
 
+class _Stamped:
+    """llhttp's callbacks for StampingReceiver: each request stamped as its first bytes came,
+    and answered once whole."""
+
+    def __init__(self, receiver, conn):
+        self.receiver, self.conn = receiver, conn
+        self.ancillary, self.stamp, self.webhook_id = [], None, None
+
+    def on_message_begin(self):
+        self.stamp, self.webhook_id = _stamp(self.ancillary), None
+
+    def on_header(self, name, value):
+        if name.lower() == b"webhook-id":
+            self.webhook_id = value.decode()
+
+    def on_message_complete(self):
+        self.receiver.stamps.append((self.stamp, self.webhook_id))
+        self.conn.sendall(StampingReceiver.ANSWER)
+
+
 def _stamp(ancillary):
     for level, kind, data in ancillary:
         if (level, kind) == (socket.SOL_SOCKET, SO_TIMESTAMPNS):
             seconds, nanoseconds = struct.unpack("qq", data)
             return seconds + nanoseconds / 1e9
     raise AssertionError("a request arrived without its kernel's stamp")
-
-
-def _whole(taken):
-    # Whether taken holds a whole request: its head, and Content-Length bytes after it.
-    head, ended, body = taken.partition(b"\r\n\r\n")
-    if not ended:
-        return False
-    length = re.search(rb"\r\ncontent-length: *([0-9]+)", head, re.IGNORECASE)
-    return len(body) >= int(length.group(1))
