@@ -11,6 +11,7 @@ end running on into what follows).
 """
 
 import gc
+import importlib
 import json
 import os
 import pathlib
@@ -79,8 +80,6 @@ def _wrap(owner, name, part, edges):
 
 
 def _patch(parts, edges):
-    import importlib
-
     for module, path, part in parts:
         owner = importlib.import_module(module)
         *outer, name = path.split(".")
