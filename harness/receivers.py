@@ -240,7 +240,7 @@ class StampingReceiver(_RawReceiver):
 
     def serve(self, conn):
         """Stamp and answer each request until the client closes; llhttp frames them."""
-        request = _Stamped(self, conn)
+        request = _Stamped()
         parser = httptools.HttpRequestParser(request)
         try:
             while True:
@@ -248,7 +248,13 @@ class StampingReceiver(_RawReceiver):
                 if not data:
                     return
                 parser.feed_data(data)
-        except (OSError, httptools.HttpParserError):
+                # Stamped and answered here, not in llhttp's callbacks, which would wrap a
+                # failure in a parser error.
+                for ancillary, webhook_id in request.whole:
+                    self.stamps.append((_stamp(ancillary), webhook_id))
+                    conn.sendall(self.ANSWER)
+                request.whole.clear()
+        except OSError:
             pass
 
     def per_window(self, since=-float("inf"), until=float("inf")):
@@ -263,23 +269,22 @@ class StampingReceiver(_RawReceiver):
 
 
 class _Stamped:
-    """llhttp's callbacks for StampingReceiver: each request stamped as its first bytes came,
-    and answered once whole."""
+    """llhttp's callbacks for StampingReceiver: each whole request's webhook-id, with the
+    ancillary data of the read that brought its first bytes."""
 
-    def __init__(self, receiver, conn):
-        self.receiver, self.conn = receiver, conn
-        self.ancillary, self.stamp, self.webhook_id = [], None, None
+    def __init__(self):
+        self.ancillary, self.whole = [], []
+        self._first = self._webhook_id = None
 
     def on_message_begin(self):
-        self.stamp, self.webhook_id = _stamp(self.ancillary), None
+        self._first, self._webhook_id = self.ancillary, None
 
     def on_header(self, name, value):
         if name.lower() == b"webhook-id":
-            self.webhook_id = value.decode()
+            self._webhook_id = value.decode()
 
     def on_message_complete(self):
-        self.receiver.stamps.append((self.stamp, self.webhook_id))
-        self.conn.sendall(StampingReceiver.ANSWER)
+        self.whole.append((self._first, self._webhook_id))
 
 
 def _stamp(ancillary):
