@@ -326,6 +326,17 @@ def private_postgres(postgres_template):
 
 
 @pytest.fixture
+def other_cluster():
+    """A PostgreSQL server of a cluster of its own initdb, as a restore's target is: another
+    system identifier, and a transaction counter where initdb left it."""
+    template = PostgresTemplate(postgres_binaries_or_skip("needs PostgreSQL's server binaries"))
+    server = PrivatePostgres(template)
+    yield server
+    server.destroy()
+    template.remove()
+
+
+@pytest.fixture
 def make_receiver():
     """make(secret=None, status=200): a receiver on a local port; every request it got must
     verify with its secret (given here or by verify_with) by the end of the test."""

@@ -23,6 +23,8 @@ POSTGRES_LOCKED = ("55P03",)
 POSTGRES_CONTENDED = ("40P01", "40001")
 # SQLSTATE of an undefined table, column or schema.
 POSTGRES_NO_SCHEMA = ("42P01", "42703", "3F000")
+# What PgBouncer answers every transaction in pool_mode = statement.
+STATEMENT_POOLING = "transaction blocks not allowed in statement pooling mode"
 
 
 class DatabaseFailure(Exception):
@@ -45,6 +47,12 @@ class Unavailable(DatabaseFailure):
 
 class Locked(Unavailable):
     """Another writer held a lock for longer than the timeout allowed."""
+
+
+class StatementPooling(Unavailable):
+    """PgBouncer in pool_mode = statement, which runs no transaction: every use fails."""
+
+    hint = "PgBouncer in statement mode cannot run transactions; use transaction mode"
 
 
 class Contended(Unavailable):
@@ -102,6 +110,8 @@ def _postgresql(psycopg, error):
         return Unavailable(error)
     if sqlstate is None:
         return None
+    if STATEMENT_POOLING in str(error):
+        return StatementPooling(error)
     if sqlstate.startswith(POSTGRES_LOCKED):
         return Locked(error)
     if sqlstate in POSTGRES_CONTENDED:

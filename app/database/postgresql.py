@@ -23,6 +23,7 @@ def create(url, timeout, pool):
         # A transaction pooler gives each transaction whichever server connection is free: a
         # statement prepared on one is unknown to the next (psycopg prepares after 5 runs).
         "prepare_threshold": None,
+        "cursor_factory": UnpipelinedCursor,
     }
     # Pre-ping: a restarted PostgreSQL must not fail the first request after it. Autocommit:
     # the service begins each transaction itself, with its timeouts (begin).
@@ -52,15 +53,37 @@ class BoundedConnection(psycopg.Connection):
             raise
 
 
+class UnpipelinedCursor(psycopg.Cursor):
+    """A psycopg cursor whose executemany sends every row's statement in one query, each bound
+    by psycopg on the client.
+
+    psycopg's own pipelines them and ends with a Flush after the Sync: a server that reads a
+    Flush waits for the next message without arming idle_in_transaction_session_timeout, so a
+    process frozen there would hold its locks for ever.
+    """
+
+    def executemany(self, query, params_seq, *, returning=False):
+        """Run query once for each of params_seq, in one round trip; returning is refused."""
+        if returning:
+            raise psycopg.NotSupportedError("executemany(returning=True) is not used here")
+        binder = psycopg.ClientCursor(self.connection)
+        statements = [binder.mogrify(query, params) for params in params_seq]
+        if statements:
+            self.execute(";\n".join(statements))
+
+
 def begin(timeout):
-    """What starts each transaction of the service, its waits on the server bounded by timeout:
-    set in the transaction, which a transaction pooler keeps, not in the session, which it
-    shares; one round trip, as psycopg's own BEGIN. The connection must be in autocommit, so
-    that psycopg sends no BEGIN of its own (Database._use)."""
+    """What starts each transaction of the service, its waits on the server bounded by timeout,
+    and the transaction itself too: a process that stops inside it (frozen, cut off) has its
+    session ended by the server within timeout, and its locks and snapshot let go. Set in the
+    transaction, which a transaction pooler keeps, not in the session, which it shares; one
+    round trip, as psycopg's own BEGIN. The connection must be in autocommit, so that psycopg
+    sends no BEGIN of its own (Database._use)."""
     milliseconds = int(timeout * 1000)
     return (
         f"BEGIN; SET LOCAL statement_timeout = {milliseconds}; "
-        f"SET LOCAL lock_timeout = {milliseconds}"
+        f"SET LOCAL lock_timeout = {milliseconds}; "
+        f"SET LOCAL idle_in_transaction_session_timeout = {milliseconds}"
     )
 
 

@@ -8,7 +8,7 @@ import pathlib
 
 from sqlalchemy import column, select, table
 
-from .failures import DatabaseFailure, SchemaMissing
+from .failures import DatabaseFailure, SchemaMissing, StatementPooling
 from .sql import Statement
 
 # Inside the package, so that an installed service carries its revisions.
@@ -71,9 +71,12 @@ class SchemaState:
         return behind
 
     def check_at_start(self):
-        """Log whether the schema is behind; a database that does not answer is /healthz's."""
+        """Log whether the schema is behind, or that the pooler runs no transaction; a database
+        that does not answer is /healthz's."""
         try:
             self.is_behind()
+        except StatementPooling as error:
+            self.logger.error(error.hint)
         except DatabaseFailure as error:
             self.logger.warning("database schema not checked at start: %s", error.cause)
 

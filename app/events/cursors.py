@@ -2,7 +2,17 @@
 last event fanned out) and the retention's (the last event deleted: every event up to it is
 gone). A cursor only ever moves forward; no row stands before every event."""
 
-from sqlalchemy import BigInteger, Column, String, Table, bindparam, func, select, tuple_
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    String,
+    Table,
+    bindparam,
+    func,
+    literal_column,
+    select,
+    tuple_,
+)
 
 from ..database import INSERTS, Statement, inline, metadata
 from . import store
@@ -17,6 +27,8 @@ event_cursors = Table(
     Column("id", BigInteger, nullable=False),
 )
 FANOUT, DELETED = "fanout", "deleted"
+# What an after given to the feed is: see standing.
+GIVEN, LOST, NEVER = "given", "lost", "never"
 
 c = event_cursors.c
 CURSOR = Statement(select(c.epoch, c.xid, c.id).where(c.name == bindparam("name")), record=Place)
@@ -51,6 +63,27 @@ WAITING = Statement(
 )
 
 
+u = store.events.alias("unread").c
+# Of the events after a place, committed or not, the earliest epoch's oldest snapshot.
+UNREAD = Statement(
+    select(
+        u.epoch,
+        func.min(func.split_part(u.snapshot, inline(":"), inline(1)).cast(BigInteger)).label(
+            "xmin"
+        ),
+        func.bool_or(u.snapshot.is_(None)).label("unknown"),
+    )
+    .where(
+        tuple_(u.epoch, u.xid, u.id) > tuple_(bindparam("epoch"), bindparam("xid"), bindparam("id"))
+    )
+    .group_by(u.epoch)
+    .order_by(u.epoch)
+    .limit(inline(1))
+)
+# This cluster's epoch and its oldest running transaction, which bound every snapshot to come.
+HORIZON = Statement(select(store.HERE.label("epoch"), literal_column(store.XMIN).label("xmin")))
+
+
 def where(db, cursor, name):
     """The Place of the cursor name (FANOUT or DELETED)."""
     cursor.execute(CURSOR[db.dialect], {"name": name})
@@ -69,10 +102,15 @@ def dropped_after(db, cursor, after):
     return after < where(db, cursor, DELETED)
 
 
-def given_before(db, cursor, after):
-    """Whether the feed can have given the place after: no later than its newest event, or
-    than the last one the retention deleted."""
-    return after <= max(store.newest(db, cursor), where(db, cursor, DELETED))
+def standing(db, cursor, after):
+    """Whether the feed can have given the place after: GIVEN when it names an event kept, or
+    one the retention deleted; LOST when it is of an epoch before this cluster's own, which a
+    copy or a promoted replica may never have seen; NEVER when the feed cannot have given it
+    (this cluster's future, or before the feed's start)."""
+    deleted = where(db, cursor, DELETED)
+    if (deleted != START and after <= deleted) or store.kept(db, cursor, after):
+        return GIVEN
+    return LOST if after.epoch < store.here(db, cursor) else NEVER
 
 
 def claim_fanout(db, cursor):
@@ -92,3 +130,24 @@ def waiting(db):
         cursor.execute(WAITING[db.dialect], after._asdict())
         row = WAITING.row(cursor)
     return row.count, db.read_time(row.oldest) if row.oldest is not None else None
+
+
+def waiting_since(db, cursor):
+    """The creation time of the oldest event waiting to be fanned out (SQLite), or None."""
+    cursor.execute(WAITING[db.dialect], where(db, cursor, FANOUT)._asdict())
+    oldest = WAITING.row(cursor).oldest
+    return None if oldest is None else db.read_time(oldest)
+
+
+def seen(db, cursor):
+    """PostgreSQL: an (epoch, xid) whose transactions before it, in its epoch and every earlier
+    one, had all ended when each event that the fan-out has still to read was written, the
+    events not yet committed and those still to come included; None while one of them was
+    written before events kept their snapshot."""
+    cursor.execute(UNREAD[db.dialect], where(db, cursor, FANOUT)._asdict())
+    unread = UNREAD.row(cursor)
+    if unread is not None and unread.unknown:
+        return None
+    cursor.execute(HORIZON[db.dialect])
+    bound = tuple(HORIZON.row(cursor))
+    return bound if unread is None else min(bound, (unread.epoch, unread.xmin))

@@ -37,6 +37,11 @@ DROPPED = (
     "Events after this one were dropped (older than PLANTSTORE_EVENT_RETENTION): read the "
     "feed again from its start, without after."
 )
+LOST = (
+    "This event was written in another database cluster or timeline than the one the feed "
+    "is on now (a restore, a copy or a failover), which may not have kept it: read the feed "
+    "again from its start, without after."
+)
 
 
 @bp.get("")
@@ -45,7 +50,12 @@ DROPPED = (
     200, "A page of events, in the feed's order", EventSchema(many=True), {"Link": NEXT_PAGE}
 )
 @apidoc.error(*BAD_QUERY)
-@apidoc.error(410, "Events after `after` were dropped by the retention.", DROPPED)
+@apidoc.error(
+    410,
+    "Events after `after` were dropped by the retention, or `after` was written in a cluster "
+    "or timeline the feed has left (a restore or a failover), which may not have kept it.",
+    DROPPED,
+)
 @apidoc.arguments(FeedQuerySchema, "query")
 def list_events(query):
     """Follow the events feed: every change, in order, a page at a time.
@@ -56,7 +66,8 @@ def list_events(query):
     sees each event exactly once, in the same order as every other reader, and an event
     committed after one written later is never skipped. Events are kept for
     PLANTSTORE_EVENT_RETENTION seconds: an `after` past which one was dropped is a 410, and the
-    feed must be read again from its start.
+    feed must be read again from its start; so is an `after` that the database the feed has
+    moved to (a restore, a promoted replica) may never have seen.
     """
     given, types, limit = query.get("after"), query.get("types", ()), query["limit"]
     db = get_db()
@@ -65,8 +76,11 @@ def list_events(query):
             after = cursors.where(db, cursor, cursors.DELETED)  # the oldest kept on
         else:
             after = ids.parse(given)
-            if not cursors.given_before(db, cursor, after):
+            standing = cursors.standing(db, cursor, after)
+            if standing == cursors.NEVER:
                 raise ValidationError({"after": [NOT_GIVEN]})
+            if standing == cursors.LOST:
+                raise Gone(LOST)
         page, passed = store.page(db, cursor, after, types, limit)
         # Checked after the page is read: a deletion that the page already missed is seen too.
         dropped = given is not None and cursors.dropped_after(db, cursor, after)

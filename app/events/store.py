@@ -6,11 +6,12 @@ delivery per receiver. Events are deleted after the retention (retention.py).
 The feed's order is (epoch, xid, id). On PostgreSQL, xid is the writing transaction's id, taken
 at its first write, and a reader sees only the events of transactions older than the oldest
 still running: an event whose transaction commits after one written later is never skipped,
-on one host or many. Transaction ids only mean something in the cluster that gave them: when
-the database lands in another cluster (a restore, a promoted replica) whose counter is lower,
-the first write there finds the feed's newest ids in its future and opens a new epoch
-(plantstore_feed_epoch(), the column's default, made by the migration), which sorts after every
-event of the old cluster. On SQLite epoch and xid are 0: one writer at a time commits in id
+on one host or many. Transaction ids only mean something in the cluster and on the timeline
+that gave them: each epoch (feed_epochs) keeps the identity of the cluster that wrote it, its
+system identifier and timeline, and the first write anywhere else (a restore, a copy, a replica
+promoted after a failover) opens the next epoch (plantstore_feed_epoch(), the column's default,
+made by the migrations), which sorts after every event of the ones before, and whose events
+alone may still be running. On SQLite epoch and xid are 0: one writer at a time commits in id
 order, so id alone is the order, and a reader sees every committed event.
 
 Each PostgreSQL event also keeps the snapshot it was written in, by which the fan-out tells the
@@ -39,7 +40,7 @@ from sqlalchemy import (
 
 from ..database import Statement, inline, metadata, utcnow
 from ..database.sql import UTCDateTime, postgresql_default, postgresql_only
-from .ids import START, Place
+from .ids import Place
 
 # On PostgreSQL, the writing transaction's id, and the epoch of the cluster it runs in.
 XID = "pg_current_xact_id()::text::bigint"
@@ -61,12 +62,16 @@ events = Table(
     # PostgreSQL's feed order; SQLite's is its rowid, and the index would cost every change.
     postgresql_only(Index("events_feed", "epoch", "xid", "id")),
 )
-# Every cluster the feed was written in after the first: a copy's first write adds one.
+# Every cluster and timeline the feed was written on (PostgreSQL): the first write on another
+# opens the next epoch. An epoch's identity is None when it was written before epochs kept one
+# and the migration found it a copy's.
 feed_epochs = Table(
     "feed_epochs",
     metadata,
     Column("epoch", BigInteger, primary_key=True, autoincrement=False),
     Column("since", UTCDateTime, nullable=False),
+    Column("system_identifier", BigInteger),
+    Column("timeline", BigInteger),
 )
 
 
@@ -91,34 +96,30 @@ PLACE = (e.epoch, e.xid, e.id)
 _VALUES = {"type": bindparam("type"), "body": bindparam("body"), "created_at": bindparam("now")}
 # Inline: the new id is not asked back (PostgreSQL would add RETURNING for it).
 INSERT = Statement(insert(events).values(_VALUES).inline())
-_SNAPSHOT = "pg_snapshot_{}(pg_current_snapshot())::text::bigint"
-_LATEST = select(func.coalesce(func.max(feed_epochs.c.epoch), inline(0))).scalar_subquery()
+# The oldest transaction running now: every snapshot still to be taken has it or a later one.
+XMIN = "pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+# The epoch of this cluster and timeline, computed once a statement.
+HERE = select(func.plantstore_feed_here()).scalar_subquery()
 # On PostgreSQL, what no reader can see before another event that comes before it: the events
-# of a past epoch, those of transactions older than the oldest running, and those whose xid is
-# this cluster's future (a copy's, not yet of a past epoch).
-_ENDED = or_(
-    e.epoch < _LATEST,
-    e.xid < literal_column(_SNAPSHOT.format("xmin")),
-    e.xid >= literal_column(_SNAPSHOT.format("xmax")),
-)
+# of a past epoch (every one of their transactions ended there), and those of transactions
+# older than the oldest running here.
+_ENDED = or_(e.epoch < HERE, e.xid < literal_column(XMIN))
 _AFTER = tuple_(*PLACE) > tuple_(bindparam("epoch"), bindparam("xid"), bindparam("id"))
 # Each backend's events after a place, and their order (SQLite: by id, its rowid alone).
 ORDER = {
     "sqlite": ((e.id > bindparam("id"),), (e.id,)),
     "postgresql": ((_AFTER, _ENDED), PLACE),
 }
-NEWEST = Statement(
-    {
-        "sqlite": select(*PLACE).order_by(e.id.desc()).limit(inline(1)),
-        "postgresql": select(*PLACE).order_by(*(part.desc() for part in PLACE)).limit(inline(1)),
-    },
-    record=Place,
+# The event at a place, when it is kept.
+KEPT = Statement(
+    select(e.id).where(
+        e.id == bindparam("id"), e.epoch == bindparam("epoch"), e.xid == bindparam("xid")
+    )
 )
+HERE_NOW = Statement(select(HERE.label("epoch")))
 HELD_BACK = Statement(
     select(func.count().label("count"), func.min(e.created_at).label("oldest")).where(
-        e.epoch == _LATEST,
-        e.xid >= literal_column(_SNAPSHOT.format("xmin")),
-        e.xid < literal_column(_SNAPSHOT.format("xmax")),
+        e.epoch == HERE, e.xid >= literal_column(XMIN)
     )
 )
 # Each number of types a page may be filtered by, compiled once.
@@ -173,10 +174,19 @@ def page(db, cursor, after, types, limit):
     return shown, (Place(*passed[:3]) if passed else None)
 
 
-def newest(db, cursor):
-    """The Place of the newest event written, seen or not yet, or START when there is none."""
-    cursor.execute(NEWEST[db.dialect])
-    return NEWEST.row(cursor) or START
+def kept(db, cursor, place):
+    """Whether the event at place (a Place) is in the table."""
+    cursor.execute(KEPT[db.dialect], place._asdict())
+    return KEPT.row(cursor) is not None
+
+
+def here(db, cursor):
+    """The epoch of the cluster and timeline the cursor's connection is on (0 on SQLite): the
+    epoch of its next event, whose past ones every event of an earlier epoch belongs to."""
+    if db.is_sqlite:
+        return 0
+    cursor.execute(HERE_NOW[db.dialect])
+    return HERE_NOW.row(cursor).epoch
 
 
 def held_back(db):

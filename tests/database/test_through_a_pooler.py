@@ -4,6 +4,7 @@ the worker and the feed work as they do directly; the database timeout still bou
 a row another session holds."""
 
 import concurrent.futures
+import logging
 import threading
 import time
 
@@ -12,7 +13,7 @@ import pytest
 from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
 
-from app import create_app, database
+from app import check_at_start, create_app, database
 from harness.processes import wait_for
 from harness.worker import Worker
 from support.feed_pages import follow
@@ -75,6 +76,29 @@ def test_a_row_another_session_holds_is_a_503_within_the_timeout_through_the_poo
     # Released, the row is the service's again, through the same pooled connections.
     assert client.patch("/plants/1", json={"tag": "shade"}, headers=headers).status_code == 200
     database.of(app).dispose()
+
+
+def test_pgbouncer_in_statement_mode_is_named_in_one_line_at_start_and_requests_are_503(
+    database_url, make_app, caplog
+):
+    make_app()  # the schema, made directly
+    program = pgbouncer_or_skip("tests PostgreSQL through a pooler")
+    pooler = PgBouncer(program, database_url, mode="statement")
+    try:
+        config = {"DATABASE_URL": pooler.url, "API_TOKENS": TOKEN, "DATABASE_TIMEOUT": TIMEOUT}
+        app = create_app({"TESTING": True, **config})
+        with caplog.at_level(logging.WARNING, logger=app.logger.name):
+            check_at_start(app)
+        assert [(each.levelname, each.getMessage()) for each in caplog.records] == [
+            ("ERROR", "PgBouncer in statement mode cannot run transactions; use transaction mode")
+        ]
+        started = time.monotonic()
+        answer = app.test_client().get("/plants/1", headers={"Authorization": f"Bearer {TOKEN}"})
+        assert answer.status_code == 503
+        assert time.monotonic() - started < TIMEOUT + MARGIN
+        database.of(app).dispose()
+    finally:
+        pooler.destroy()
 
 
 @pytest.mark.e2e

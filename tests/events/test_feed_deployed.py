@@ -5,74 +5,33 @@ back, and /metrics and `webhooks status` show them; two retention passes at once
 the feed's start back, and each counts what it deleted."""
 
 import datetime
-import subprocess
 import threading
 
 import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from app import create_app, database
+from app import database
 from app.database import utcnow
 from app.events import cursors, retention, store
 from app.events.ids import START
 from harness.processes import wait_for
+from support.clusters import app_on, burn_to, copy_database, create, driver_url, feed
 from support.in_process import running
-from support.live_endpoints import ENDPOINT_SETTINGS
 from support.live_servers import upgrade
-from support.local_servers import PrivatePostgres, postgres_bin_dir
 from support.receivers import Receiver
-from support.tokens import TOKEN, issue_admin_token
+from support.tokens import issue_admin_token
 
 ON_POSTGRESQL = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 
-# Transactions the source cluster runs first: more than a new cluster has run at its start.
+# The source cluster's transaction counter first: beyond a new cluster's at its start.
 BURNED = 1500
 
 
-def driver_url(url):
-    """url as psycopg and PostgreSQL's programs take it."""
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-def feed(client, query=""):
-    """The events of a page of the feed, which must be a 200."""
-    response = client.get(f"/events{query}", headers={"Authorization": f"Bearer {TOKEN}"})
-    assert response.status_code == 200, response.get_json()
-    return response.get_json()
-
-
-def create(client, *plant_ids):
-    for plant_id in plant_ids:
-        response = client.post(
-            "/plants",
-            json={"id": plant_id, "name": "Fern"},
-            headers={"Authorization": f"Bearer {TOKEN}"},
-        )
-        assert response.status_code == 200
-
-
-def app_on(url):
-    """An app on url, delivering to endpoints on 127.0.0.1 fast."""
-    config = {"TESTING": True, "DATABASE_URL": url, "API_TOKENS": TOKEN}
-    return create_app({**config, **ENDPOINT_SETTINGS})
-
-
-@pytest.fixture
-def copy_cluster(postgres_template):
-    """A second PostgreSQL cluster, new: its transaction counter is where initdb left it."""
-    server = PrivatePostgres(postgres_template)
-    yield server
-    server.destroy()
-
-
 @pytest.mark.e2e
-def test_a_copy_in_another_cluster_keeps_the_feed_and_goes_on(private_postgres, copy_cluster):
+def test_a_copy_in_another_cluster_keeps_the_feed_and_goes_on(private_postgres, other_cluster):
     upgrade(private_postgres.url)
-    with psycopg.connect(driver_url(private_postgres.url)) as burner:
-        for _ in range(BURNED):
-            burner.execute("SELECT pg_current_xact_id()")
-            burner.commit()
+    burn_to(private_postgres.url, BURNED)
     receiver = Receiver()
     try:
         source = app_on(private_postgres.url)
@@ -88,18 +47,8 @@ def test_a_copy_in_another_cluster_keeps_the_feed_and_goes_on(private_postgres, 
         before = feed(client)
         database.of(source).dispose()
 
-        dump = subprocess.run(
-            [_program("pg_dump"), "--no-owner", "-d", driver_url(private_postgres.url)],
-            capture_output=True,
-            check=True,
-        ).stdout
-        subprocess.run(
-            [_program("psql"), "-q", "-v", "ON_ERROR_STOP=1", "-d", driver_url(copy_cluster.url)],
-            input=dump,
-            capture_output=True,
-            check=True,
-        )
-        copy = app_on(copy_cluster.url)
+        copy_database(private_postgres.url, other_cluster.url)
+        copy = app_on(other_cluster.url)
         client = copy.test_client()
         # Every event, with its id, in its order.
         assert feed(client) == before
@@ -116,10 +65,6 @@ def test_a_copy_in_another_cluster_keeps_the_feed_and_goes_on(private_postgres, 
     finally:
         receiver.close()
     assert receiver.unverified == []
-
-
-def _program(name):
-    return str(postgres_bin_dir() / name)
 
 
 @ON_POSTGRESQL

@@ -29,11 +29,12 @@ def pgbouncer_or_skip(why):
 
 class PgBouncer:
     """PgBouncer in front of the PostgreSQL server of server_url, as a PaaS pooler serves:
-    pool_mode = transaction, and its defaults otherwise (no ignore_startup_parameters, no
-    prepared statements kept). ``url`` is server_url through it."""
+    pool_mode = transaction (or the mode given), and its defaults otherwise (no
+    ignore_startup_parameters, no prepared statements kept). ``url`` is server_url through it."""
 
-    def __init__(self, program, server_url):
+    def __init__(self, program, server_url, mode="transaction"):
         self.program = program
+        self.mode = mode
         self.server = make_url(server_url)
         self.dir = server_folder("plantstore-pgbouncer-")
         self.process = None
@@ -48,7 +49,7 @@ class PgBouncer:
             "[pgbouncer]\n"
             f"listen_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n"
             f"auth_type = trust\nauth_file = {self.dir / 'users.txt'}\n"
-            "pool_mode = transaction\n"
+            f"pool_mode = {self.mode}\n"
             f"logfile = {self.dir / 'pgbouncer.log'}\n"
         )
         # It will not run as root: it switches to SERVER_USER itself, and so takes signals.

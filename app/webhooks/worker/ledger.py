@@ -25,10 +25,8 @@ CLOCK_MARGIN = 5
 FANOUT_BATCH = 500
 # Seconds between two writes of the windows for /metrics, and how long /metrics believes one.
 WINDOWS_INTERVAL, WINDOWS_LIFE = 0.5, 5
-# Seconds between two prunings of the endpoints' history, and how long a replaced state is kept
-# past the oldest event waiting: an event is committed within seconds of its stamp, on hosts
-# whose clocks differ by less than a minute.
-PRUNE_INTERVAL, HISTORY_KEPT = 60, datetime.timedelta(hours=1)
+# Seconds between two prunings of the endpoints' history (timelines.prune).
+PRUNE_INTERVAL = 60
 
 
 class Round(NamedTuple):
@@ -130,9 +128,7 @@ class Ledger:
         # The states no event that may still be fanned out was written in.
         if time.monotonic() < self._prune_due:
             return
-        now = utcnow()
-        oldest = events.cursors.waiting(self.db)[1] or now
-        timelines.prune(self.db, min(oldest, now) - HISTORY_KEPT)
+        timelines.prune(self.db)
         self._prune_due = time.monotonic() + PRUNE_INTERVAL
 
     def fail_pending(self, receiver, error):

@@ -23,10 +23,11 @@ from sqlalchemy import (
     delete,
     func,
     select,
+    tuple_,
 )
 
 from .... import events
-from ....database import Statement, metadata
+from ....database import Statement, metadata, utcnow
 from ....database.sql import UTCDateTime, postgresql_default, postgresql_only
 
 webhook_endpoint_history = Table(
@@ -62,15 +63,28 @@ EVERY = Statement(
     "State",
 )
 DELETE = Statement(delete(webhook_endpoint_history).where(h.endpoint_id == bindparam("id")))
-# A state that a later one replaced before horizon decides no event that may still be fanned out.
 _later = webhook_endpoint_history.alias("later")
+# A state that a later one replaced, which decides no event the fan-out has still to read: on
+# SQLite, where events are judged by time, the later one came before the horizon; on
+# PostgreSQL, its transaction ended before every such event was written (events.cursors.seen).
 PRUNE = Statement(
-    delete(webhook_endpoint_history).where(
-        h.since
-        < select(func.max(_later.c.since))
-        .where(_later.c.endpoint_id == h.endpoint_id, _later.c.since <= bindparam("horizon"))
-        .scalar_subquery()
-    )
+    {
+        "sqlite": delete(webhook_endpoint_history).where(
+            h.since
+            < select(func.max(_later.c.since))
+            .where(_later.c.endpoint_id == h.endpoint_id, _later.c.since <= bindparam("horizon"))
+            .scalar_subquery()
+        ),
+        "postgresql": delete(webhook_endpoint_history).where(
+            h.id
+            < select(func.max(_later.c.id))
+            .where(
+                _later.c.endpoint_id == h.endpoint_id,
+                tuple_(_later.c.epoch, _later.c.xid) < tuple_(bindparam("epoch"), bindparam("xid")),
+            )
+            .scalar_subquery()
+        ),
+    }
 )
 
 
@@ -146,8 +160,19 @@ def forget(db, cursor, endpoint_id):
     cursor.execute(DELETE[db.dialect], {"id": endpoint_id})
 
 
-def prune(db, horizon):
-    """Delete the states that a later one replaced at horizon or before; how many went."""
+def prune(db):
+    """Delete the states that a later one replaced before any event the fan-out has still to
+    read was written, in the feed's terms: its place on PostgreSQL, its time on SQLite; how
+    many went. None go while an event of older code, judged by time alone, waits there."""
     with db.transaction() as cursor:
-        cursor.execute(PRUNE[db.dialect], {"horizon": db.bind_time(horizon)})
+        if db.is_sqlite:
+            now = utcnow()
+            oldest = events.cursors.waiting_since(db, cursor) or now
+            values = {"horizon": db.bind_time(min(oldest, now))}
+        else:
+            seen = events.cursors.seen(db, cursor)
+            if seen is None:
+                return 0
+            values = {"epoch": seen[0], "xid": seen[1]}
+        cursor.execute(PRUNE[db.dialect], values)
         return cursor.rowcount
