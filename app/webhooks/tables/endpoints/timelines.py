@@ -23,12 +23,16 @@ from sqlalchemy import (
     delete,
     func,
     select,
+    text,
     tuple_,
 )
 
 from .... import events
 from ....database import Statement, metadata, utcnow
 from ....database.sql import UTCDateTime, postgresql_default, postgresql_only
+
+# How long a replaced state is kept for events whose transactions have not committed yet.
+UNCOMMITTED_KEPT = "1 hour"
 
 webhook_endpoint_history = Table(
     "webhook_endpoint_history",
@@ -66,7 +70,9 @@ DELETE = Statement(delete(webhook_endpoint_history).where(h.endpoint_id == bindp
 _later = webhook_endpoint_history.alias("later")
 # A state that a later one replaced, which decides no event the fan-out has still to read: on
 # SQLite, where events are judged by time, the later one came before the horizon; on
-# PostgreSQL, its transaction ended before every such event was written (events.cursors.seen).
+# PostgreSQL, its transaction ended before every such event committed was written (its place
+# before events.cursors.seen), and an hour ago: events not yet committed keep no snapshot that
+# a reader sees, and the database timeout ends their transactions long before.
 PRUNE = Statement(
     {
         "sqlite": delete(webhook_endpoint_history).where(
@@ -81,6 +87,7 @@ PRUNE = Statement(
             .where(
                 _later.c.endpoint_id == h.endpoint_id,
                 tuple_(_later.c.epoch, _later.c.xid) < tuple_(bindparam("epoch"), bindparam("xid")),
+                _later.c.since < func.now() - text(f"interval '{UNCOMMITTED_KEPT}'"),
             )
             .scalar_subquery()
         ),
