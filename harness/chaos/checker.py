@@ -30,7 +30,9 @@ def event_key(event):
 
 def acknowledged(ops):
     """The ops whose change was acknowledged (200 to a create or a PATCH, 204 to a delete)."""
-    return [op for op in ops if ACKNOWLEDGED.get(op["kind"]) == op["status"]]
+    return [
+        op for op in ops if op["kind"] in ACKNOWLEDGED and op["status"] == ACKNOWLEDGED[op["kind"]]
+    ]
 
 
 def feed_findings(ops, feed, follower):
