@@ -9,7 +9,7 @@ PORT ?= 8000
 # have every process the suite starts compile it again.
 SOURCES := app harness tests bench clients wsgi.py gunicorn.conf.py
 
-.PHONY: run test test-tools lint bytecode client bench bench-tools bench-webhooks bench-instructions bench-split clean
+.PHONY: run test test-tools lint bytecode client bench bench-tools bench-webhooks bench-instructions bench-split chaos clean
 
 # Installs requirement files into the venv, libraries' bytecode compiled: with uv (the one on
 # PATH, else pip puts it into the venv), seconds of CPU where pip takes a minute; with pip when
@@ -115,6 +115,13 @@ bench-instructions: $(VENV)/.runtime
 bench-split: $(VENV)/.runtime
 	@command -v valgrind >/dev/null || { echo "make bench-split needs valgrind: see make bench-instructions"; exit 1; }
 	$(BIN)/python -m bench.split
+
+# A seeded fault schedule over two hosts, PgBouncer and PostgreSQL, and its checker
+# (docs/durability.md, "The fault schedule"): exits 1 when the checker finds a violation.
+SEED ?= 1
+DURATION ?= 60
+chaos: $(VENV)/.test test-tools bytecode
+	PYTHONPATH=tests $(BIN)/python -m harness.chaos.run --seed $(SEED) --duration $(DURATION)
 
 # Regenerates the typed client in clients/python from the service's document (docs/client.md).
 client: $(VENV)/.test

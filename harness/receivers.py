@@ -250,41 +250,50 @@ class StampingReceiver(_RawReceiver):
                 parser.feed_data(data)
                 # Stamped and answered here, not in llhttp's callbacks, which would wrap a
                 # failure in a parser error.
-                for ancillary, webhook_id in request.whole:
-                    self.stamps.append((_stamp(ancillary), webhook_id))
-                    conn.sendall(self.ANSWER)
+                for ancillary, headers in request.whole:
+                    self.respond(conn, _stamp(ancillary), headers)
                 request.whole.clear()
         except OSError:
             pass
 
+    def respond(self, conn, stamp, headers):
+        """Keep the stamp of a whole request whose headers (lower-case names) are given, and
+        answer it; a subclass answers otherwise."""
+        self.stamps.append((stamp, headers.get("webhook-id")))
+        conn.sendall(self.ANSWER)
+
     def per_window(self, since=-float("inf"), until=float("inf")):
         """The most requests that arrived within any one second, between since and until."""
-        times = sorted(stamp for stamp, _ in self.stamps if since <= stamp < until)
-        most, first = 0, 0
-        for last, at in enumerate(times):
-            while at - times[first] >= 1:
-                first += 1
-            most = max(most, last - first + 1)
-        return most
+        return most_within_a_second(stamp for stamp, _ in self.stamps if since <= stamp < until)
+
+
+def most_within_a_second(times):
+    """The most of times (seconds) that fall within any one second."""
+    times = sorted(times)
+    most, first = 0, 0
+    for last, at in enumerate(times):
+        while at - times[first] >= 1:
+            first += 1
+        most = max(most, last - first + 1)
+    return most
 
 
 class _Stamped:
-    """llhttp's callbacks for StampingReceiver: each whole request's webhook-id, with the
-    ancillary data of the read that brought its first bytes."""
+    """llhttp's callbacks for StampingReceiver: each whole request's headers (lower-case
+    names), with the ancillary data of the read that brought its first bytes."""
 
     def __init__(self):
         self.ancillary, self.whole = [], []
-        self._first = self._webhook_id = None
+        self._first, self._headers = None, {}
 
     def on_message_begin(self):
-        self._first, self._webhook_id = self.ancillary, None
+        self._first, self._headers = self.ancillary, {}
 
     def on_header(self, name, value):
-        if name.lower() == b"webhook-id":
-            self._webhook_id = value.decode()
+        self._headers[name.decode("latin-1").lower()] = value.decode("latin-1")
 
     def on_message_complete(self):
-        self.whole.append((self._first, self._webhook_id))
+        self.whole.append((self._first, self._headers))
 
 
 def _stamp(ancillary):

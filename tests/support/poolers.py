@@ -54,7 +54,9 @@ class PgBouncer:
         )
         # It will not run as root: it switches to SERVER_USER itself, and so takes signals.
         user = ["-u", SERVER_USER] if os.geteuid() == 0 else []
-        self.process = subprocess.Popen([self.program, *user, str(self.dir / "pgbouncer.ini")])
+        # -q: its log goes to its logfile alone, not to the stderr of whoever started it.
+        ini = str(self.dir / "pgbouncer.ini")
+        self.process = subprocess.Popen([self.program, "-q", *user, ini])
         wait_for(
             lambda: _listening(port) or self.process.poll() is not None, 10, "PgBouncer's start"
         )

@@ -4,15 +4,11 @@ change that committed before the create gets its event, and one disabled before 
 Two gunicorns, one of them with its wall clock shifted (tests/support/clock_shift.c); the
 worker in process, whose clock plays no part."""
 
-import pathlib
-import shutil
-import subprocess
-
 import pytest
 
-import support
 from app import database, events
 from harness.processes import wait_for
+from support.clocks import build_clock_shift, compiler
 from support.in_process import running
 from support.live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
 from support.live_servers import environment
@@ -28,13 +24,9 @@ SHIFT = "-2"
 @pytest.fixture(scope="module")
 def clock_shift(tmp_path_factory):
     """The LD_PRELOAD library that shifts a process's wall clock, built with the machine's cc."""
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
+    if compiler() is None:
         pytest.skip("builds a library that shifts a clock (Debian package gcc)")
-    built = tmp_path_factory.mktemp("clock") / "clock_shift.so"
-    source = pathlib.Path(support.__file__).with_name("clock_shift.c")
-    subprocess.run([compiler, "-shared", "-fPIC", "-O2", "-o", built, source, "-ldl"], check=True)
-    return built
+    return build_clock_shift(tmp_path_factory.mktemp("clock"))
 
 
 def test_an_endpoint_is_judged_by_what_committed_before_the_event_not_by_clocks(

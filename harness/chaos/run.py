@@ -1,0 +1,117 @@
+"""`make chaos SEED=n DURATION=s`: start the topology, run the load and the nemesis for
+DURATION seconds, heal, let the deliveries drain, and check the history; exit 1 on a finding."""
+
+import argparse
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from harness.chaos import checker
+from harness.chaos.load import Load
+from harness.chaos.nemesis import Nemesis
+from harness.chaos.topology import DATABASE_TIMEOUT, ENDPOINTS, Topology
+from harness.processes import wait_for
+from support.local_servers import postgres_bin_dir
+from support.poolers import pgbouncer
+
+# Seconds the deliveries may take to drain once every fault is healed.
+DRAIN = 60
+
+
+def history_of(topology, load, nemesis):
+    """What the checker reads, from what the run kept."""
+    return {
+        "ops": list(load.ops),
+        "feeds": {name: list(feed) for name, feed in load.feeds.items()},
+        "arrivals": {name: list(r.arrivals) for name, r in topology.receivers.items()},
+        "endpoints": {name: fields["events"] for name, fields in ENDPOINTS.items()},
+        "rates": {n: f["throttle_rate"] for n, f in ENDPOINTS.items() if "throttle_rate" in f},
+        "faults": list(nemesis.faults),
+        "timeout": DATABASE_TIMEOUT,
+    }
+
+
+def check(history):
+    """Every finding of every invariant, in time order (those without a time first)."""
+    ops, feeds, arrivals = history["ops"], history["feeds"], history["arrivals"]
+    events = max(feeds.values(), key=len)
+    findings = []
+    for follower, feed in feeds.items():
+        findings += checker.feed_findings(ops, feed, follower)
+    findings += checker.delivery_findings(events, history["endpoints"], arrivals)
+    findings += checker.overlap_findings(arrivals)
+    findings += checker.rate_findings(arrivals, history["rates"])
+    findings += checker.error_findings(ops, history["faults"], history["timeout"])
+    freezes = [
+        (fault["start"], fault["healed"], fault["target"])
+        for fault in history["faults"]
+        if fault["kind"] == "freeze"
+    ]
+    waits = checker.waits(ops, events, history["endpoints"], arrivals)
+    findings += checker.stall_findings(freezes, waits, arrivals, history["timeout"])
+    return sorted(findings, key=lambda finding: finding[0] or 0)
+
+
+def drained(topology, load):
+    """Whether every event a follower saw so far reached every endpoint subscribed to it."""
+    arrivals = {name: list(r.arrivals) for name, r in topology.receivers.items()}
+    events = max(load.feeds.values(), key=len)
+    endpoints = {name: fields["events"] for name, fields in ENDPOINTS.items()}
+    return not checker.delivery_findings(events, endpoints, arrivals)
+
+
+def run(seed, duration, folder, say=print):
+    """One run; its history."""
+    say(f"seed {seed}, {duration} s of faults, in {folder}")
+    topology = Topology(folder, postgres_bin_dir(), pgbouncer())
+    try:
+        topology.start()
+        load = Load(topology.hosts, seed)
+        load.start()
+        nemesis = Nemesis(topology, seed, say)
+        nemesis.run(duration)
+        load.stop_changes()
+        say(f"{time.time():.3f} load stopped; draining")
+        try:
+            wait_for(lambda: drained(topology, load), DRAIN, "the deliveries to drain")
+        except AssertionError as error:
+            say(str(error))
+        load.stop_following()
+        return history_of(topology, load, nemesis)
+    finally:
+        topology.close()
+
+
+def report(seed, history, say=print):
+    """Print the checker's figures and findings; the findings."""
+    findings = check(history)
+    ops = history["ops"]
+    done = len(checker.acknowledged(ops))
+    say(f"requests {len(ops)}, acknowledged changes {done}, faults {len(history['faults'])}")
+    for name, feed in history["feeds"].items():
+        say(f"follower {name}: {len(feed)} events")
+    for name, arrivals in history["arrivals"].items():
+        say(f"receiver {name}: {len(arrivals)} attempts")
+    for at, finding in findings:
+        say(f"seed {seed} at {at or 0:.3f}: VIOLATION {finding}")
+    say(f"seed {seed}: {len(findings)} findings")
+    return findings
+
+
+def main(argv=None):
+    """Parse SEED and DURATION, run, report; 1 when the checker found a violation."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--duration", type=float, default=60)
+    args = parser.parse_args(argv)
+    # A stopped run (make's SIGTERM) still stops every process it started.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    with tempfile.TemporaryDirectory(prefix="plantstore-chaos-") as folder:
+        history = run(args.seed, args.duration, Path(folder))
+    return 1 if report(args.seed, history) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
