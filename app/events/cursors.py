@@ -141,9 +141,10 @@ def waiting_since(db, cursor):
 
 def seen(db, cursor):
     """PostgreSQL: an (epoch, xid) whose transactions before it, in its epoch and every earlier
-    one, had all ended when each event that the fan-out has still to read was written, the
-    events not yet committed and those still to come included; None while one of them was
-    written before events kept their snapshot."""
+    one, had all ended when each committed event that the fan-out has still to read was
+    written, and when each event still to come will be; None while one of them was written
+    before events kept their snapshot. Events not yet committed show no snapshot: see
+    timelines.PRUNE."""
     cursor.execute(UNREAD[db.dialect], where(db, cursor, FANOUT)._asdict())
     unread = UNREAD.row(cursor)
     if unread is not None and unread.unknown:

@@ -53,7 +53,7 @@ webhook_endpoint_history = Table(
         Column("xid", BigInteger, nullable=False, server_default="0"), events.store.XID
     ),
     Index("webhook_endpoint_history_endpoint", "endpoint_id", "since"),
-    # What plantstore_feed_epoch() reads at every event: the newest state of an epoch.
+    # States by place: what plantstore_feed_epoch() read before epochs were identities.
     postgresql_only(Index("webhook_endpoint_history_place", "epoch", "xid")),
 )
 
