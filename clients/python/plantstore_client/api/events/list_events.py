@@ -117,7 +117,8 @@ def sync_detailed(
     sees each event exactly once, in the same order as every other reader, and an event
     committed after one written later is never skipped. Events are kept for
     PLANTSTORE_EVENT_RETENTION seconds: an `after` past which one was dropped is a 410, and the
-    feed must be read again from its start.
+    feed must be read again from its start; so is an `after` that the database the feed has
+    moved to (a restore, a promoted replica) may never have seen.
 
     Args:
         after (str | Unset):
@@ -160,7 +161,8 @@ def sync(
     sees each event exactly once, in the same order as every other reader, and an event
     committed after one written later is never skipped. Events are kept for
     PLANTSTORE_EVENT_RETENTION seconds: an `after` past which one was dropped is a 410, and the
-    feed must be read again from its start.
+    feed must be read again from its start; so is an `after` that the database the feed has
+    moved to (a restore, a promoted replica) may never have seen.
 
     Args:
         after (str | Unset):
@@ -198,7 +200,8 @@ async def asyncio_detailed(
     sees each event exactly once, in the same order as every other reader, and an event
     committed after one written later is never skipped. Events are kept for
     PLANTSTORE_EVENT_RETENTION seconds: an `after` past which one was dropped is a 410, and the
-    feed must be read again from its start.
+    feed must be read again from its start; so is an `after` that the database the feed has
+    moved to (a restore, a promoted replica) may never have seen.
 
     Args:
         after (str | Unset):
@@ -239,7 +242,8 @@ async def asyncio(
     sees each event exactly once, in the same order as every other reader, and an event
     committed after one written later is never skipped. Events are kept for
     PLANTSTORE_EVENT_RETENTION seconds: an `after` past which one was dropped is a 410, and the
-    feed must be read again from its start.
+    feed must be read again from its start; so is an `after` that the database the feed has
+    moved to (a restore, a promoted replica) may never have seen.
 
     Args:
         after (str | Unset):
