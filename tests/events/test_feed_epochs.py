@@ -4,8 +4,6 @@ inside the copied range shows every event at once, in order; and an `after` that
 have given, before its start, is a 400 on both backends; after a failover to a promoted replica,
 an `after` the replica never saw is a 410, and nothing written since is skipped."""
 
-import contextlib
-
 import psycopg
 import pytest
 
@@ -46,15 +44,18 @@ def xid(cursor):
 
 
 @ON_POSTGRESQL
-def test_a_transaction_that_writes_several_states_opens_no_epoch_and_hides_no_event(make_app):
+def test_a_transaction_that_writes_several_states_opens_no_epoch_and_hides_no_event(
+    make_app, database_url
+):
     app = make_app()
     client, db = app.test_client(), database.of(app)
     admin = issue_admin_token(app)
     both = [register(client, admin, events=["plant.created"])["id"] for _ in range(2)]
-    with contextlib.ExitStack() as first, contextlib.ExitStack() as second:
-        earlier = first.enter_context(db.transaction())
+    # Two writers on sessions of their own, which end in the order they began.
+    url = driver_url(database_url)
+    with psycopg.connect(url) as first, psycopg.connect(url) as second:
+        earlier, later = first.cursor(), second.cursor()
         xid(earlier)
-        later = second.enter_context(db.transaction())
         xid(later)
         # The later writer writes its event before the endpoints change, the earlier after.
         store.publish(db, later, CREATED, {"id": 2, "name": "Ivy"})
@@ -62,9 +63,9 @@ def test_a_transaction_that_writes_several_states_opens_no_epoch_and_hides_no_ev
             for endpoint_id in both:
                 endpoints.record_state(db, changing, endpoint_id, utcnow())
         store.publish(db, earlier, CREATED, {"id": 1, "name": "Fern"})
-        first.close()
+        first.commit()
         (seen,) = feed(client)  # the earlier one, shown while the later still runs
-        second.close()
+        second.commit()
     assert [event["data"]["id"] for event in feed(client)] == [1, 2]
     assert len(events_after(client, seen["id"])) == 1
     with db.cursor() as cursor:

@@ -65,7 +65,9 @@ class Replica(PrivatePostgres):
 
     def wait_caught_up(self):
         """Wait until this standby has replayed everything the primary has written so far."""
-        target = query(self.primary, "SELECT pg_current_wal_lsn()::text")
+        # Where WAL is inserted, not written: the suite's servers commit without waiting for
+        # the write (synchronous_commit = off), which would let a commit's record come after.
+        target = query(self.primary, "SELECT pg_current_wal_insert_lsn()::text")
         sql = "SELECT pg_wal_lsn_diff(pg_last_wal_replay_lsn(), %s::pg_lsn) >= 0"
         wait_for(lambda: query(self, sql, target), REPLICA_TIMEOUT, f"replay up to {target}")
 
