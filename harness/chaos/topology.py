@@ -14,7 +14,7 @@ from harness.worker import Worker
 from support.clocks import build_clock_shift
 from support.live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
 from support.live_servers import LiveServer, environment, upgrade
-from support.local_servers import PostgresTemplate, PrivatePostgres, server_folder
+from support.local_servers import POSTGRES_OPTIONS, PostgresTemplate, PrivatePostgres, server_folder
 from support.poolers import PgBouncer
 from support.tokens import TOKEN
 
@@ -38,6 +38,9 @@ ENDPOINTS = {
 
 class SteppedPostgres(PrivatePostgres):
     """A PrivatePostgres whose processes read their wall clock's shift from a file."""
+
+    # An immediate shutdown must keep what was acknowledged: commits wait for the WAL's write.
+    options = POSTGRES_OPTIONS.replace("synchronous_commit=off", "synchronous_commit=on")
 
     def __init__(self, template, library):
         self.shift_file = library.with_name("shift")

@@ -127,6 +127,8 @@ class PostgresTemplate:
 class PrivatePostgres:
     """A PostgreSQL server of its own on a free port, which a test may stop, start and freeze."""
 
+    options = POSTGRES_OPTIONS
+
     def __init__(self, template):
         self.bin_dir = template.bin_dir
         self.dir = template.copy()
@@ -143,7 +145,7 @@ class PrivatePostgres:
     def start(self):
         """Start the server and wait until it accepts connections."""
         listen = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1"
-        self._pg_ctl("-l", "log", "-o", f"{listen} {POSTGRES_OPTIONS}", "-w", "start")
+        self._pg_ctl("-l", "log", "-o", f"{listen} {self.options}", "-w", "start")
 
     def stop(self):
         """Stop the server, ending every session (a fast shutdown)."""
