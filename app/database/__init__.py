@@ -3,6 +3,7 @@
 
 from . import commands, revisions
 from .access import EXTENSION, Database, get_db, of
+from .clock import Now, later, now
 from .failures import DatabaseFailure, Locked, SchemaBehind, SchemaMissing, Unavailable
 from .sql import (
     INSERTS,
@@ -18,13 +19,16 @@ __all__ = [
     "Database",
     "DatabaseFailure",
     "Locked",
+    "Now",
     "SchemaBehind",
     "SchemaMissing",
     "Statement",
     "Unavailable",
     "get_db",
     "inline",
+    "later",
     "metadata",
+    "now",
     "of",
     "row_of",
     "schema_of",

@@ -6,12 +6,14 @@ import uuid
 import sqlalchemy
 from sqlalchemy import bindparam, case, func, null, or_, select, update
 
-from ....database import Statement, inline, utcnow
+from ....database import Now, Statement, inline
 from ..records import Delivery
 from . import DELIVERED, FAILED, LOST, PENDING, deliveries
 
 c = deliveries.c
-ID, RECEIVER, NOW, LIMIT = (bindparam(key) for key in ("id", "receiver", "now", "limit"))
+ID, RECEIVER, LIMIT = (bindparam(key) for key in ("id", "receiver", "limit"))
+# The database's clock (clock.Now): on PostgreSQL read by the statement, bound on SQLite.
+NOW = Now()
 # Only on the claim the attempt was made under.
 CLAIMED = (c.id == ID, c.status == inline(PENDING), c.claimed_until == bindparam("claim"))
 
@@ -72,6 +74,9 @@ GIVE_UP = Statement(
 # A claimed delivery counts one attempt at least: none means a resend came meanwhile
 # (log.AGAIN), and it is due again now, its claim let go.
 RESENT = c.attempts == inline(0)
+DELIVERED_NOW = bindparam("delivered")
+# Retried: due retry_in seconds from now by the database's clock (on SQLite, bound as the time).
+RETRY_IN = Now("retry_in", later=True)
 RECORD = Statement(
     update(deliveries)
     .where(*CLAIMED)
@@ -79,10 +84,12 @@ RECORD = Statement(
         status=case((RESENT, inline(PENDING)), else_=bindparam("status")),
         claimed_until=null(),
         last_error=bindparam("error"),
-        delivered_at=case((RESENT, c.delivered_at), else_=bindparam("delivered_at")),
+        delivered_at=case((RESENT, c.delivered_at), (DELIVERED_NOW, NOW), else_=null()),
         next_attempt_at=case(
             (RESENT, c.next_attempt_at),
-            else_=func.coalesce(bindparam("next_at"), c.next_attempt_at),
+            (DELIVERED_NOW, NOW),
+            (bindparam("retried"), RETRY_IN),
+            else_=c.next_attempt_at,
         ),
         last_attempt_at=NOW,
         response_status=bindparam("response_status"),
@@ -98,7 +105,7 @@ EXPIRED = Statement(
     .where(
         c.receiver == RECEIVER,
         c.status == inline(DELIVERED),
-        c.next_attempt_at < bindparam("cutoff"),
+        c.next_attempt_at < Now("cutoff", later=True),
     )
     .limit(LIMIT)
     .with_for_update(skip_locked=True),
@@ -132,7 +139,7 @@ def claim(db, cursor, wants, until, retries):
     as a Delivery. A delivery whose last attempt outlived its lease (its worker died) is
     failed instead when retries allow it no other attempt.
     """
-    bound = {"now": db.bind_time(utcnow()), "until": db.bind_time(until)}
+    bound = {"now": db.now(), "until": db.bind_time(until)}
     claimed, lost = [], []
     for receiver, limit in wants.items():
         cursor.execute(DUE[db.dialect], {**bound, "receiver": receiver, "limit": limit})
@@ -168,25 +175,23 @@ def schedule(db, cursor, dues):
 
 
 def record(db, cursor, outcomes):
-    """Record attempts, each an Outcome: delivered without an error, else retried at retry_at,
-    or failed when that is None."""
+    """Record attempts, each an Outcome, by the database's clock: delivered without an error,
+    else retried retry_in seconds from now, or failed when that is None."""
     if not outcomes:
         return
-    now = db.bind_time(utcnow())
+    now = db.now()
     rows = []
     for outcome in outcomes:
-        if outcome.error is None:
-            status, delivered_at, next_at = DELIVERED, now, now
-        else:
-            status, delivered_at = (PENDING if outcome.retry_at else FAILED), None
-            next_at = db.bind_time(outcome.retry_at) if outcome.retry_at else None
+        delivered, retry_in = outcome.error is None, outcome.retry_in
+        status = DELIVERED if delivered else PENDING if retry_in is not None else FAILED
         rows.append(
             {
                 "id": outcome.id,
                 "status": status,
                 "error": outcome.error,
-                "delivered_at": delivered_at,
-                "next_at": next_at,
+                "delivered": delivered,
+                "retried": retry_in is not None,
+                "retry_in": db.later(retry_in) if retry_in is not None else None,
                 "now": now,
                 "response_status": outcome.response_status,
                 "claim": outcome.claim,
@@ -206,8 +211,9 @@ def release(db, cursor, deliveries):
 
 def delete_delivered(db, receivers, older_than, limit):
     """Delete up to limit deliveries to receivers (those the outbox holds: configured, an
-    endpoint disabled, or neither) delivered more than older_than ago; how many went."""
-    cutoff = db.bind_time(utcnow() - older_than)
+    endpoint disabled, or neither) delivered more than older_than (a timedelta) ago by the
+    database's clock; how many went."""
+    cutoff = db.later(-older_than.total_seconds())
     ids = []
     with db.transaction() as cursor:
         for receiver in receivers:
