@@ -74,16 +74,19 @@ def claim(db, cursor, wants, rates, until, retries, steps):
         now = read[1].timestamp()
         steps.read(now, here, error)
         spacing = (1 + ROOM + 2 * error) / rates[endpoint_id]
-        start = _start(read[0], now, spacing) + steps.owed(endpoint_id, here)
+        start, moved = _start(read[0], now, spacing)
+        shift = steps.owed(endpoint_id, here)
+        start, moved = start + shift, moved or shift > 0
         fits = min(count, math.ceil((now + HORIZON - start) / spacing))
         taken = queue.claim(db, cursor, {endpoint_id: fits}, until, retries) if fits > 0 else []
-        if not taken:
-            continue
         dues = [start + index * spacing for index in range(len(taken))]
-        queue.schedule(
-            db, cursor, [(each.id, _moment(due)) for each, due in zip(taken, dues, strict=True)]
-        )
-        throttles.advance(db, cursor, endpoint_id, _moment(start + len(taken) * spacing))
+        if taken:
+            queue.schedule(
+                db, cursor, [(each.id, _moment(due)) for each, due in zip(taken, dues, strict=True)]
+            )
+        # Past what it took; or only clamped or shifted, which must hold for the next claim.
+        if taken or moved:
+            throttles.advance(db, cursor, endpoint_id, _moment(start + len(taken) * spacing))
         claimed += [
             each._replace(due=here + due - now) for each, due in zip(taken, dues, strict=True)
         ]
@@ -93,10 +96,12 @@ def claim(db, cursor, wants, rates, until, retries, steps):
 def _start(scheduled, now, spacing):
     # GCRA's clamp: never before now (a schedule left behind, or a step forward, bursts
     # nothing), and never later than a claim made now could have put it (a step back of the
-    # database's clock starves nobody): past what one claimed before it may still begin.
+    # database's clock starves nobody): past what one claimed before it may still begin. The
+    # start, and whether it was clamped back.
     if scheduled is None:
-        return now
-    return max(now, min(scheduled.timestamp(), now + LEAD + spacing))
+        return now, False
+    reach = now + LEAD + spacing
+    return max(now, min(scheduled.timestamp(), reach)), scheduled.timestamp() > reach
 
 
 def _moment(seconds):

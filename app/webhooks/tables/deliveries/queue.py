@@ -51,7 +51,9 @@ DUE = Statement(
     .where(
         c.receiver == RECEIVER,
         c.status == inline(PENDING),
-        c.next_attempt_at <= NOW,
+        # Never attempted is due at once: a step back of the database's clock must not put
+        # off what was written due "now" before it.
+        or_(c.next_attempt_at <= NOW, c.attempts == inline(0)),
         or_(c.claimed_until.is_(None), c.claimed_until < NOW),
     )
     .order_by(c.next_attempt_at)
