@@ -3,7 +3,7 @@
 
 from . import commands, revisions
 from .access import EXTENSION, Database, get_db, of
-from .clock import Now, later, now
+from .clock import Later, Now, later, now
 from .failures import DatabaseFailure, Locked, SchemaBehind, SchemaMissing, Unavailable
 from .sql import (
     INSERTS,
@@ -18,6 +18,7 @@ __all__ = [
     "INSERTS",
     "Database",
     "DatabaseFailure",
+    "Later",
     "Locked",
     "Now",
     "SchemaBehind",

@@ -61,6 +61,21 @@ def of_backend(is_sqlite, bind_time):
 LATER = Statement(select(Now("seconds", later=True).label("at")))
 
 
+class Later:
+    """The database's time seconds from now, as bound, read in the cursor's transaction when it
+    is first asked for (calling it) and the same ever after: a round that claims nothing reads
+    no clock."""
+
+    def __init__(self, db, cursor, seconds):
+        self.db, self.cursor, self.seconds = db, cursor, seconds
+        self.at = None
+
+    def __call__(self):
+        if self.at is None:
+            self.at = self.db.bind_time(later(self.db, self.cursor, self.seconds))
+        return self.at
+
+
 def now(db):
     """The database's time now, as an aware datetime, for arithmetic on the times it wrote (the
     ages on /metrics); on SQLite the host's."""

@@ -79,8 +79,8 @@ class Ledger:
             disabled = self._record(cursor, outcomes, kept)
             queue.release(self.db, cursor, unsent)
             # The lease's end by the database's clock: the claim's mark, which its outcome
-            # must find, read once for every claim of the round.
-            until = database.later(self.db, cursor, self.lease) if wants else None
+            # must find, read once for every claim of the round, when the first is made.
+            until = database.Later(self.db, cursor, self.lease)
             # Claims only for what is still sent to, as read with the endpoints locked; a
             # throttled endpoint's by its schedule, only while its row is held for update.
             sent_to, rates = self.targets.by_receiver, self.targets.throttled

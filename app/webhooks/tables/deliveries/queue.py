@@ -137,17 +137,18 @@ RECEIVERS = _receivers()
 def claim(db, cursor, wants, until, retries):
     """Claim, in the cursor's transaction, up to wants[receiver] due deliveries of each one.
 
-    Each claimed delivery is leased until until and counts one more attempt; it is returned
+    Each claimed delivery is leased until until() (a clock.Later, read at the first claim)
+    and counts one more attempt; it is returned
     as a Delivery. A delivery whose last attempt outlived its lease (its worker died) is
     failed instead when retries allow it no other attempt.
     """
-    bound = {"now": db.now(), "until": db.bind_time(until)}
+    bound = {"now": db.now()}
     claimed, lost = [], []
     for receiver, limit in wants.items():
         cursor.execute(DUE[db.dialect], {**bound, "receiver": receiver, "limit": limit})
         for due in DUE.rows(cursor):
             if retries.another_allowed(due.attempts):
-                attempts, claim = due.attempts + 1, bound["until"]
+                attempts, claim = due.attempts + 1, until()
                 claimed.append(
                     Delivery(
                         id=due.id,
@@ -163,7 +164,7 @@ def claim(db, cursor, wants, until, retries):
                 lost.append({"id": due.id})
     if claimed:
         cursor.executemany(
-            CLAIM[db.dialect], [{"until": bound["until"], "id": each.id} for each in claimed]
+            CLAIM[db.dialect], [{"until": until(), "id": each.id} for each in claimed]
         )
     if lost:
         cursor.executemany(GIVE_UP[db.dialect], lost)
