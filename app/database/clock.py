@@ -1,9 +1,11 @@
 """One clock, the database's: the time every decision is made by and every row keeps.
 
-On PostgreSQL the statement that decides reads the clock itself (``clock_timestamp()``), as
-pgq, River and Oban do, so that hosts whose clocks differ decide alike. SQLite is one host's
-file, and that host's clock the only one: there the caller binds it (``Database.now`` and
-``Database.later`` give the value each backend's parameter takes).
+On PostgreSQL the statement that decides reads the clock itself, as pgq, River and Oban do, so
+that hosts whose clocks differ decide alike: ``statement_timestamp()``, the clock as the
+statement began, which is stable within it (``clock_timestamp()`` is volatile, and a comparison
+with it bounds no index scan: a claim or a retention pass would read every row of a receiver).
+SQLite is one host's file, and that host's clock the only one: there the caller binds it
+(``Database.now`` and ``Database.later`` give the value each backend's parameter takes).
 """
 
 import datetime
@@ -36,9 +38,9 @@ class Now(ColumnElement):
 @compiles(Now, "postgresql")
 def _on_postgresql(element, compiler, **kw):
     if not element.later:
-        return "clock_timestamp()"
+        return "statement_timestamp()"
     seconds = compiler.process(bindparam(element.key), **kw)
-    return f"(clock_timestamp() + CAST({seconds} AS double precision) * interval '1 second')"
+    return f"(statement_timestamp() + CAST({seconds} AS double precision) * interval '1 second')"
 
 
 @compiles(Now)

@@ -14,6 +14,8 @@ c = deliveries.c
 ID, RECEIVER, LIMIT = (bindparam(key) for key in ("id", "receiver", "limit"))
 # The database's clock (clock.Now): on PostgreSQL read by the statement, bound on SQLite.
 NOW = Now()
+# Seconds of a step back of the database's clock that delay no delivery never attempted.
+STEP_MOST = 60
 # Only on the claim the attempt was made under.
 CLAIMED = (c.id == ID, c.status == inline(PENDING), c.claimed_until == bindparam("claim"))
 
@@ -51,8 +53,9 @@ DUE = Statement(
     .where(
         c.receiver == RECEIVER,
         c.status == inline(PENDING),
-        # Never attempted is due at once: a step back of the database's clock must not put
-        # off what was written due "now" before it.
+        # Never attempted is due at once: a step back of the database's clock (up to STEP_MOST)
+        # must not put off what was written due "now" before it. The range keeps the index's.
+        c.next_attempt_at <= Now("soon", later=True),
         or_(c.next_attempt_at <= NOW, c.attempts == inline(0)),
         or_(c.claimed_until.is_(None), c.claimed_until < NOW),
     )
@@ -142,7 +145,7 @@ def claim(db, cursor, wants, until, retries):
     as a Delivery. A delivery whose last attempt outlived its lease (its worker died) is
     failed instead when retries allow it no other attempt.
     """
-    bound = {"now": db.now()}
+    bound = {"now": db.now(), "soon": db.later(STEP_MOST)}
     claimed, lost = [], []
     for receiver, limit in wants.items():
         cursor.execute(DUE[db.dialect], {**bound, "receiver": receiver, "limit": limit})
