@@ -19,9 +19,9 @@ from . import disabling, fanout, throttling
 from .retries import Retries
 from .targets import Reader, Targets
 
-# Seconds a lease allows beyond the attempt and its recording: the round's own statements, after
-# the database's clock is read for it.
-CLOCK_MARGIN = 5
+# Seconds a lease allows beyond the attempt and its recording: the rest of the round after the
+# database's clock is read for it, and the loop's turn to start the attempt.
+LEASE_MARGIN = 5
 # Events one round fans out at most: a bounded transaction, so creates get the write lock soon.
 FANOUT_BATCH = 500
 # Seconds between two writes of the windows for /metrics, and how long /metrics believes one.
@@ -61,7 +61,7 @@ class Ledger:
         # A claimed delivery waits at most one timeout for a slot, its attempt ends by its
         # deadline and is recorded within the database timeout: no other worker can claim it
         # while it is being sent.
-        self.lease = 2 * values.timeout + app.config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
+        self.lease = 2 * values.timeout + app.config["DATABASE_TIMEOUT"] + LEASE_MARGIN
         self.event_retention = events.settings.of(app).retention
         self.worker = uuid.uuid4().hex
         self.steps = throttling.Steps()

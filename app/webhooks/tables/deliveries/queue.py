@@ -141,9 +141,9 @@ def claim(db, cursor, wants, until, retries):
     """Claim, in the cursor's transaction, up to wants[receiver] due deliveries of each one.
 
     Each claimed delivery is leased until until() (a clock.Later, read at the first claim)
-    and counts one more attempt; it is returned
-    as a Delivery. A delivery whose last attempt outlived its lease (its worker died) is
-    failed instead when retries allow it no other attempt.
+    and counts one more attempt; it is returned as a Delivery. A delivery whose last attempt
+    outlived its lease (its worker died) is failed instead when retries allow it no other
+    attempt.
     """
     bound = {"now": db.now(), "soon": db.later(STEP_MOST)}
     claimed, lost = [], []
