@@ -3,6 +3,7 @@
 
 from . import commands, revisions
 from .access import EXTENSION, Database, get_db, of
+from .clock import Later, Now, later, now
 from .failures import DatabaseFailure, Locked, SchemaBehind, SchemaMissing, Unavailable
 from .sql import (
     INSERTS,
@@ -17,14 +18,18 @@ __all__ = [
     "INSERTS",
     "Database",
     "DatabaseFailure",
+    "Later",
     "Locked",
+    "Now",
     "SchemaBehind",
     "SchemaMissing",
     "Statement",
     "Unavailable",
     "get_db",
     "inline",
+    "later",
     "metadata",
+    "now",
     "of",
     "row_of",
     "schema_of",

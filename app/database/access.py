@@ -12,7 +12,7 @@ import weakref
 from flask import current_app
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from . import drivers, waits
+from . import clock, drivers, waits
 from .failures import Locked, Unavailable, classify
 from .hostlock import HostLock, LockTimeout
 from .sql import UTCDateTime, metadata
@@ -46,6 +46,8 @@ class Database:
         time_type = UTCDateTime().dialect_impl(dialect)
         self.bind_time = time_type.bind_processor(dialect)
         self.read_time = time_type.result_processor(dialect, None)
+        # What a statement's clock.Now parameters take: on PostgreSQL its clock is read there.
+        self.now, self.later = clock.of_backend(self.is_sqlite, self.bind_time)
         database = self.engine.url.database
         on_disk = self.is_sqlite and database not in (None, "", ":memory:")
         self.writer_lock = HostLock(f"{database}-writer") if on_disk else None

@@ -4,7 +4,7 @@ the cluster (PostgreSQL), which the feed's followers and the webhooks wait for."
 
 from prometheus_client.core import GaugeMetricFamily
 
-from ..database import DatabaseFailure, utcnow
+from ..database import DatabaseFailure, now
 from . import store
 
 
@@ -23,10 +23,11 @@ class HeldBackCollector:
         """The gauges now; nothing when the database fails."""
         try:
             count, oldest = store.held_back(self.db)
+            held = age(self.db, oldest)
         except DatabaseFailure as error:
             self.logger.warning("metrics: the feed not read: %s", error.__class__.__name__)
             return []
-        return self._families(count, age(oldest))
+        return self._families(count, held)
 
     @staticmethod
     def _families(count, oldest_age):
@@ -43,6 +44,7 @@ class HeldBackCollector:
         return [held, oldest]
 
 
-def age(oldest):
-    """Seconds since oldest (a datetime), or 0 when there is none."""
-    return 0.0 if oldest is None else max(0.0, (utcnow() - oldest).total_seconds())
+def age(db, oldest):
+    """Seconds since oldest (a datetime the database wrote) by the database's clock, or 0 when
+    there is none."""
+    return 0.0 if oldest is None else max(0.0, (now(db) - oldest).total_seconds())

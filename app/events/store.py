@@ -38,7 +38,7 @@ from sqlalchemy import (
     tuple_,
 )
 
-from ..database import Statement, inline, metadata, utcnow
+from ..database import Now, Statement, inline, metadata
 from ..database.sql import UTCDateTime, postgresql_default, postgresql_only
 from .ids import Place
 
@@ -93,7 +93,7 @@ COLUMNS = (e.epoch, e.xid, e.id, e.type, e.body, e.created_at, e.snapshot)
 PLACE = (e.epoch, e.xid, e.id)
 # Written by the columns' own defaults where the backend has them: a writer on older code, which
 # names none of them, writes the same.
-_VALUES = {"type": bindparam("type"), "body": bindparam("body"), "created_at": bindparam("now")}
+_VALUES = {"type": bindparam("type"), "body": bindparam("body"), "created_at": Now()}
 # Inline: the new id is not asked back (PostgreSQL would add RETURNING for it).
 INSERT = Statement(insert(events).values(_VALUES).inline())
 # The oldest transaction running now: every snapshot still to be taken has it or a later one.
@@ -151,7 +151,7 @@ def publish(db, cursor, event_type, body):
     values = {
         "type": event_type.name,
         "body": orjson.dumps(body).decode(),
-        "now": db.bind_time(utcnow()),
+        "now": db.now(),
     }
     cursor.execute(INSERT.sql[db.dialect], values)  # every change runs it: no call between
 

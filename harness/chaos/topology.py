@@ -48,14 +48,9 @@ class SteppedPostgres(PrivatePostgres):
         self.preload = {"LD_PRELOAD": str(library), "CLOCK_SHIFT_FILE": str(self.shift_file)}
         super().__init__(template)
 
-    def _pg_ctl(self, *args):
-        # pg_ctl's environment is the server's: the library rides in it, ours is left as it was.
-        os.environ.update(self.preload)
-        try:
-            super()._pg_ctl(*args)
-        finally:
-            for name in self.preload:
-                os.environ.pop(name, None)
+    def start(self, env=None):
+        """Start the server with the library and its shift file in its environment."""
+        super().start({**self.preload, **(env or {})})
 
     def restart(self, mode):
         """Stop the server with shutdown mode (fast or immediate), and start it again."""

@@ -8,7 +8,6 @@ import psycopg
 import pytest
 
 from app import database
-from app.database import utcnow
 from app.events import store
 from app.plants.event_types import CREATED
 from app.webhooks.tables import endpoints
@@ -61,7 +60,7 @@ def test_a_transaction_that_writes_several_states_opens_no_epoch_and_hides_no_ev
         store.publish(db, later, CREATED, {"id": 2, "name": "Ivy"})
         with db.transaction() as changing:  # as the worker disables two endpoints at once
             for endpoint_id in both:
-                endpoints.record_state(db, changing, endpoint_id, utcnow())
+                endpoints.record_state(db, changing, endpoint_id, db.now())
         store.publish(db, earlier, CREATED, {"id": 1, "name": "Fern"})
         first.commit()
         (seen,) = feed(client)  # the earlier one, shown while the later still runs

@@ -74,10 +74,13 @@ def redis_server_or_skip(why):
     return program
 
 
-def _as_server_user(command, folder):
+def _as_server_user(command, folder, env=None):
     # PostgreSQL will not run as root: run its programs as SERVER_USER then.
     prefix = ["runuser", "-u", SERVER_USER, "--"] if os.geteuid() == 0 else []
-    done = subprocess.run([*prefix, *map(str, command)], cwd=folder, capture_output=True, text=True)
+    environ = {**os.environ, **(env or {})}
+    done = subprocess.run(
+        [*prefix, *map(str, command)], cwd=folder, capture_output=True, text=True, env=environ
+    )
     if done.returncode != 0:
         raise RuntimeError(f"{command[0]} failed in {folder}: {done.stderr or done.stdout}")
 
@@ -139,13 +142,14 @@ class PrivatePostgres:
         self.port = port
         self.start()
 
-    def _pg_ctl(self, *args):
-        _as_server_user([self.bin_dir / "pg_ctl", "-D", "data", *args], self.dir)
+    def _pg_ctl(self, *args, env=None):
+        _as_server_user([self.bin_dir / "pg_ctl", "-D", "data", *args], self.dir, env)
 
-    def start(self):
-        """Start the server and wait until it accepts connections."""
+    def start(self, env=None):
+        """Start the server, with env added to its environment, and wait until it accepts
+        connections."""
         listen = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1"
-        self._pg_ctl("-l", "log", "-o", f"{listen} {self.options}", "-w", "start")
+        self._pg_ctl("-l", "log", "-o", f"{listen} {self.options}", "-w", "start", env=env)
 
     def stop(self):
         """Stop the server, ending every session (a fast shutdown)."""

@@ -1,6 +1,5 @@
 """Webhooks: the contract's 'Events' section, with a real receiver over HTTP."""
 
-import datetime
 import hashlib
 import hmac
 import json
@@ -12,7 +11,6 @@ import pytest
 
 from app import database
 from app.config import ConfigError
-from app.database import utcnow
 from app.webhooks import settings as webhook_settings
 from app.webhooks.tables.deliveries import queue as delivery_store
 from app.webhooks.worker import fanout
@@ -144,12 +142,13 @@ def test_a_delivery_whose_worker_was_lost_on_its_last_attempt_fails(hooked, rece
     create(client, 1)
     db, retries = database.of(app), Retries(webhook_settings.of(app))
     with db.transaction() as cursor:
-        fanout.fan_out(db, cursor, [receiver.url], {"plant.created"}, 1, {}, utcnow())
+        lease = database.Later(db, cursor, 60)
+        fanout.fan_out(db, cursor, [receiver.url], {"plant.created"}, 1, {}, lease)
     # Leases that have run out already: three workers that died mid-attempt.
     for _ in range(retries.max_attempts):
         with db.transaction() as cursor:
             wants = {receiver.url: 1}
-            past = utcnow() - datetime.timedelta(seconds=1)
+            past = database.Later(db, cursor, -1)
             assert delivery_store.claim(db, cursor, wants, past, retries)
     with running(app):
         wait_for(lambda: settled(cli, delivered=0, failed=1), 10, "the delivery to fail")

@@ -3,7 +3,6 @@ endpoint is enabled; and why not."""
 
 import enum
 
-from ...database import utcnow
 from ..tables import endpoints
 from ..tables.deliveries import log
 
@@ -21,7 +20,7 @@ def resend(db, endpoint_id, delivery_id):
     now, under the same id. None, or why not (Refused)."""
     with db.transaction() as cursor:
         refused = _refused(db, cursor, endpoint_id)
-        if refused is None and not log.resend(db, cursor, endpoint_id, delivery_id, utcnow()):
+        if refused is None and not log.resend(db, cursor, endpoint_id, delivery_id):
             refused = Refused.NO_DELIVERY
     return refused
 
@@ -32,7 +31,7 @@ def recover(db, endpoint_id, since):
     with db.transaction() as cursor:
         refused = _refused(db, cursor, endpoint_id)
         if refused is None:
-            log.recover(db, cursor, endpoint_id, since, utcnow())
+            log.recover(db, cursor, endpoint_id, since)
     return refused
 
 

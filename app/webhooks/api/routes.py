@@ -1,14 +1,13 @@
 """The /webhooks blueprint: endpoints that receivers register, change and remove themselves,
 with an admin token. Their delivery logs are in log_routes.py."""
 
-import datetime
 import secrets
 
 from flask import Blueprint, current_app, url_for
 from werkzeug.exceptions import Conflict, NotFound
 
 from ... import apidoc, auth, headers
-from ...database import get_db, utcnow
+from ...database import get_db
 from .. import receivers, settings
 from ..security import keys
 from ..tables import endpoints
@@ -196,7 +195,7 @@ def rotate_webhook_secret(endpoint_id):
     """
     keys.warn_if_unsealed(current_app)
     secret = keys.new_secret()
-    overlap = datetime.timedelta(seconds=settings.of(current_app).secret_overlap)
-    if not rotation.rotate(get_db(), endpoint_id, keyring().seal(secret), utcnow() + overlap):
+    overlap = settings.of(current_app).secret_overlap
+    if not rotation.rotate(get_db(), endpoint_id, keyring().seal(secret), overlap):
         raise NotFound(NO_SUCH_ENDPOINT)
     return {"secret": secret}

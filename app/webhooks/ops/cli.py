@@ -50,7 +50,7 @@ def status_command():
     held, oldest = events.store.held_back(db)
     if held:
         # Not yet in the feed, so not fanned out: a transaction older than theirs still runs.
-        click.echo(f"events held back: {held}, oldest {int(events.gauges.age(oldest))}s")
+        click.echo(f"events held back: {held}, oldest {int(events.gauges.age(db, oldest))}s")
     for name, receiver in receivers.items():
         rate = receiver.throttle_rate
         click.echo(

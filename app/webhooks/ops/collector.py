@@ -2,7 +2,7 @@
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-from ...database import DatabaseFailure, utcnow
+from ...database import DatabaseFailure
 from ..receivers import receiver_name
 from ..tables import window_sizes
 from ..tables.deliveries import FAILED, PENDING
@@ -29,7 +29,7 @@ class DeliveryCollector:
         try:
             receivers = per_receiver(self.db, self.urls)
             disables = by_reason(self.db)
-            sizes = window_sizes.live(self.db, utcnow())
+            sizes = window_sizes.live(self.db)
         except DatabaseFailure as error:
             self.logger.warning(
                 "metrics: webhook deliveries not read: %s", error.__class__.__name__

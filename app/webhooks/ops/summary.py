@@ -2,8 +2,7 @@
 
 import dataclasses
 
-from ... import events
-from ...database import utcnow
+from ... import database, events
 from ..receivers import receiver_name
 from ..tables import endpoints
 from ..tables.deliveries import FAILED, totals
@@ -28,7 +27,8 @@ def per_receiver(db, configured):
     once it is fanned out). URLs that differ only in credentials or query string are one
     receiver: that is all a name shows of them.
     """
-    now = utcnow()
+    # Ages of times the database wrote, by its clock.
+    now = database.now(db)
     waiting, oldest_event = events.cursors.waiting(db)
     age = (now - oldest_event).total_seconds() if waiting else 0.0
     receivers = {

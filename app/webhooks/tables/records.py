@@ -41,13 +41,14 @@ class Delivery(NamedTuple):
 
 class Outcome(NamedTuple):
     """How an attempt of a delivery to receiver ended: error is None when a 2xx answered;
-    retry_at is when the next attempt is due, None when there is none (delivered, or no
-    attempts left); response_status is the answer's status, None when there
-    was no answer; claim is the claim of the attempt (Delivery.claim)."""
+    retry_in is how many seconds after its recording the next attempt is due, by the database's
+    clock, None when there is none (delivered, or no attempts left); response_status is the
+    answer's status, None when there was no answer; claim is the claim of the attempt
+    (Delivery.claim)."""
 
     id: str
     receiver: str
     error: str | None
-    retry_at: datetime.datetime | None
+    retry_in: float | None
     response_status: int | None = None
     claim: object = None

@@ -16,7 +16,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 
-from ...database import Statement, metadata
+from ...database import Now, Statement, metadata
 from ...database.sql import UTCDateTime
 
 # A row per worker and receiver, rewritten while the worker runs; one past its expiry belongs
@@ -39,7 +39,10 @@ w = webhook_windows.c
 
 def _upsert(insert):
     new = insert(webhook_windows).values(
-        {column: bindparam(column) for column in ("worker", "receiver", "size", "expires_at")}
+        {
+            **{column: bindparam(column) for column in ("worker", "receiver", "size")},
+            "expires_at": Now("life", later=True),
+        }
     )
     return new.on_conflict_do_update(
         index_elements=[w.worker, w.receiver],
@@ -48,22 +51,22 @@ def _upsert(insert):
 
 
 WRITE = Statement({"sqlite": _upsert(sqlite.insert), "postgresql": _upsert(postgresql.insert)})
-DELETE_EXPIRED = Statement(delete(webhook_windows).where(w.expires_at < bindparam("now")))
+DELETE_EXPIRED = Statement(delete(webhook_windows).where(w.expires_at < Now()))
 DELETE_WORKER = Statement(delete(webhook_windows).where(w.worker == bindparam("worker")))
 LIVE = Statement(
     select(w.receiver, func.sum(w.size).label("size"))
-    .where(w.expires_at >= bindparam("now"))
+    .where(w.expires_at >= Now())
     .group_by(w.receiver)
 )
 
 
-def write(db, cursor, worker, sizes, now, expires_at):
-    """Write worker's windows ({receiver: size}) until expires_at, in the cursor's transaction,
-    and delete the rows of workers gone by now."""
-    cursor.execute(DELETE_EXPIRED[db.dialect], {"now": db.bind_time(now)})
-    until = db.bind_time(expires_at)
+def write(db, cursor, worker, sizes, life):
+    """Write worker's windows ({receiver: size}) for life seconds, in the cursor's transaction,
+    and delete the rows of workers gone by now, by the database's clock."""
+    cursor.execute(DELETE_EXPIRED[db.dialect], {"now": db.now()})
+    life = db.later(life)
     rows = [
-        {"worker": worker, "receiver": receiver, "size": size, "expires_at": until}
+        {"worker": worker, "receiver": receiver, "size": size, "life": life}
         for receiver, size in sizes.items()
     ]
     if rows:
@@ -75,8 +78,9 @@ def forget(db, cursor, worker):
     cursor.execute(DELETE_WORKER[db.dialect], {"worker": worker})
 
 
-def live(db, now):
-    """{receiver: the sum of its windows over the workers still running at now}."""
+def live(db):
+    """{receiver: the sum of its windows over the workers still running now, by the database's
+    clock}."""
     with db.cursor() as cursor:
-        cursor.execute(LIVE[db.dialect], {"now": db.bind_time(now)})
+        cursor.execute(LIVE[db.dialect], {"now": db.now()})
         return {row.receiver: row.size for row in LIVE.rows(cursor)}

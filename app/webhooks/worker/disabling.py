@@ -1,8 +1,6 @@
 """When the worker disables an endpoint: at once after a 410 Gone, or when its attempts have
 all failed for PLANTSTORE_WEBHOOK_DISABLE_AFTER seconds and the next one fails too."""
 
-import datetime
-
 from ..receivers import is_endpoint
 from ..tables import disables, endpoints
 from ..tables.endpoints import rounds
@@ -10,7 +8,7 @@ from ..tables.endpoints import rounds
 GONE = 410
 
 
-def judge(db, cursor, outcomes, now, disable_after, known):
+def judge(db, cursor, outcomes, disable_after, known):
     """Disable each endpoint that answered 410 Gone to any of its outcomes (Outcomes); follow
     the others' failures by the last of their outcomes, and disable those that must be: in the
     cursor's transaction. [(endpoint id, reason, counted as)] of those disabled, for count().
@@ -20,6 +18,8 @@ def judge(db, cursor, outcomes, now, disable_after, known):
     pending deliveries in the same transaction: no crash can leave an endpoint disabled with
     deliveries still pending.
     """
+    # The database's clock, read by each statement (on SQLite, this host's, bound).
+    now = db.now()
     ours = [outcome for outcome in outcomes if is_endpoint(outcome.receiver)]
     last = {outcome.receiver: outcome for outcome in ours}
     # Any 410 of the round: a 500, a timeout or a 2xx after it in the batch must not mask it.
@@ -34,19 +34,25 @@ def judge(db, cursor, outcomes, now, disable_after, known):
                 endpoints.record_state(db, cursor, endpoint_id, now)
                 disabled.append((endpoint_id, endpoints.DISABLED_GONE, "gone"))
             continue
-        if outcome.error is None:
-            if endpoint.failing_since is not None:
-                rounds.clear_failing(db, cursor, endpoint_id)
-            continue
-        since = endpoint.failing_since
-        if since is None:
-            rounds.mark_failing(db, cursor, endpoint_id, now)
-            since = now
-        cutoff = now - datetime.timedelta(seconds=disable_after)
-        if since <= cutoff and rounds.disable_failing(db, cursor, endpoint_id, cutoff):
+        if _fails_for_long(db, cursor, endpoint, outcome, now, disable_after):
             endpoints.record_state(db, cursor, endpoint_id, now)
             disabled.append((endpoint_id, endpoints.DISABLED_FAILING, "failing"))
     return disabled
+
+
+def _fails_for_long(db, cursor, endpoint, outcome, now, disable_after):
+    # Follow the endpoint's failures by its last outcome; whether that disabled it. How long
+    # it has failed is the database's to say: its clock wrote failing_since.
+    if outcome.error is None:
+        if endpoint.failing_since is not None:
+            rounds.clear_failing(db, cursor, endpoint.id)
+        return False
+    if endpoint.failing_since is None:
+        rounds.mark_failing(db, cursor, endpoint.id, now)
+        # Newly failing: it has failed for no time at all, which only a limit of 0 disables.
+        if disable_after > 0:
+            return False
+    return rounds.disable_failing(db, cursor, endpoint.id, disable_after)
 
 
 def count(db, cursor, disabled):

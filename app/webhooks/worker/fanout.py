@@ -21,16 +21,17 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
     gets those it was subscribed to and enabled for when they were written (its history, read
     after the events, so that no change committed before one of them is missed), failed when it
     is disabled now. A delivery keeps its event's creation time, so that its age counts from
-    the change. Up to wants[receiver] of a receiver's are written claimed, leased until until,
-    their first attempt counted: a claim that costs no statement of its own. The caller holds
-    the rows of the endpoints in wants, so that none is disabled before the claims commit.
+    the change. Up to wants[receiver] of a receiver's are written claimed, leased until until()
+    (a clock.Later, read at the first claim), their first attempt counted: a claim that costs
+    no statement of its own. The caller holds the rows of the endpoints in wants, so that none
+    is disabled before the claims commit.
     """
     after = events.cursors.claim_fanout(db, cursor)
     rows, _ = events.store.page(db, cursor, after, (), limit) if after is not None else ([], None)
     if not rows:
         return []
     states = timelines.of_endpoints(db, cursor).items()
-    deliveries, claimed, lease, left = [], [], db.bind_time(until), dict(wants)
+    deliveries, claimed, left = [], [], dict(wants)
     for event in rows:
         event_type, body, created_at = event.type, event.body, event.created_at
         receivers = [(url, True) for url in urls] if event_type in operator_types else []
@@ -41,6 +42,7 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
             delivery = queue.new(receiver, event_type, body, created_at, event_id, error)
             if enabled and left.get(receiver, 0) > 0:
                 left[receiver] -= 1
+                lease = until()
                 delivery.update(attempts=1, claimed_until=lease)
                 claimed.append(
                     Delivery(

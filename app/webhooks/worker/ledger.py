@@ -3,13 +3,11 @@ settles a stop. Its methods run in the worker's database thread: what a round ne
 in, and what it decided is handed back (a Round), never an object the loop's thread changes."""
 
 import collections
-import datetime
 import time
 import uuid
 from typing import NamedTuple
 
 from ... import database, events
-from ...database import utcnow
 from .. import settings
 from ..receivers import is_endpoint
 from ..tables import window_sizes
@@ -19,8 +17,9 @@ from . import disabling, fanout, throttling
 from .retries import Retries
 from .targets import Reader, Targets
 
-# Seconds a lease allows beyond the attempt and its recording, for clocks of hosts that differ.
-CLOCK_MARGIN = 5
+# Seconds a lease allows beyond the attempt and its recording: the rest of the round after the
+# database's clock is read for it, and the loop's turn to start the attempt.
+LEASE_MARGIN = 5
 # Events one round fans out at most: a bounded transaction, so creates get the write lock soon.
 FANOUT_BATCH = 500
 # Seconds between two writes of the windows for /metrics, and how long /metrics believes one.
@@ -58,12 +57,10 @@ class Ledger:
         # A claimed delivery waits at most one timeout for a slot, its attempt ends by its
         # deadline and is recorded within the database timeout: no other worker can claim it
         # while it is being sent.
-        self.lease = datetime.timedelta(
-            seconds=2 * values.timeout + app.config["DATABASE_TIMEOUT"] + CLOCK_MARGIN
-        )
-        self.event_retention = datetime.timedelta(seconds=events.settings.of(app).retention)
+        self.lease = 2 * values.timeout + app.config["DATABASE_TIMEOUT"] + LEASE_MARGIN
+        self.event_retention = events.settings.of(app).retention
         self.worker = uuid.uuid4().hex
-        self.clock = throttling.DatabaseClock()
+        self.steps = throttling.Steps()
         self._windows_due = self._prune_due = 0.0
 
     def round(self, outcomes, unsent, wants, sizes, kept=()):
@@ -77,7 +74,9 @@ class Ledger:
             self._write_windows(cursor, sizes)
             disabled = self._record(cursor, outcomes, kept)
             queue.release(self.db, cursor, unsent)
-            until = utcnow() + self.lease
+            # The lease's end by the database's clock: the claim's mark, which its outcome
+            # must find, read once for every claim of the round, when the first is made.
+            until = database.Later(self.db, cursor, self.lease)
             # Claims only for what is still sent to, as read with the endpoints locked; a
             # throttled endpoint's by its schedule, only while its row is held for update.
             sent_to, rates = self.targets.by_receiver, self.targets.throttled
@@ -92,7 +91,7 @@ class Ledger:
             )
             # Last: the due times are nearest to the commit that lets them be sent.
             claimed += throttling.claim(
-                self.db, cursor, paced, rates, until, self.retries, self.clock
+                self.db, cursor, paced, rates, until, self.retries, self.steps
             )
             disabling.count(self.db, cursor, disabled)
             return Round(claimed, self.targets)
@@ -115,7 +114,8 @@ class Ledger:
         receiver the outbox holds."""
         receivers = queue.receivers(self.db)
         deleted = queue.delete_delivered(self.db, receivers, retention, batch)
-        before = utcnow() - self.event_retention
+        with self.db.cursor() as cursor:
+            before = database.later(self.db, cursor, -self.event_retention)
         deleted = max(deleted, events.retention.delete_old(self.db, before, batch))
         strays = list(self._strays(receivers))
         if strays:
@@ -149,9 +149,7 @@ class Ledger:
     def _write_windows(self, cursor, sizes):
         if time.monotonic() < self._windows_due:
             return
-        now = utcnow()
-        expires_at = now + datetime.timedelta(seconds=WINDOWS_LIFE)
-        window_sizes.write(self.db, cursor, self.worker, sizes, now, expires_at)
+        window_sizes.write(self.db, cursor, self.worker, sizes, WINDOWS_LIFE)
         self._windows_due = time.monotonic() + WINDOWS_INTERVAL
 
     def _lock(self, cursor, outcomes, unsent, wants):
@@ -170,7 +168,7 @@ class Ledger:
         self.targets = self.reader.read(self.db, cursor, kept)
         queue.record(self.db, cursor, outcomes)
         known = self.targets.endpoints
-        disabled = disabling.judge(self.db, cursor, outcomes, utcnow(), self.disable_after, known)
+        disabled = disabling.judge(self.db, cursor, outcomes, self.disable_after, known)
         for endpoint_id, reason, _ in disabled:
             self.logger.warning("webhook endpoint %s disabled: %s", endpoint_id, reason)
         return disabled

@@ -1,10 +1,8 @@
 """The retry rule: how many attempts a delivery has, and when the next is due."""
 
-import datetime
 import logging
 import random
 
-from ...database import utcnow
 from ..tables.records import Outcome
 
 # Seconds past the backoff that a receiver's Retry-After may put the next attempt off.
@@ -26,17 +24,18 @@ class Retries:
 
     def outcome(self, delivery, answer):
         """The Outcome of an attempt of delivery that ended with answer (a sender.Answer)."""
-        retry_at = None
+        retry_in = None
         if answer.error is not None and self.another_allowed(delivery.attempts):
             delay = self._backoff(delivery.attempts)
             if answer.retry_after is not None:
                 delay = min(max(delay, answer.retry_after), delay + RETRY_AFTER_CAP)
-            retry_at = utcnow() + datetime.timedelta(seconds=delay)
+            # Seconds, not a time: the database's clock makes it a due time (queue.record).
+            retry_in = delay
         return Outcome(
             id=delivery.id,
             receiver=delivery.receiver,
             error=answer.error,
-            retry_at=retry_at,
+            retry_in=retry_in,
             response_status=answer.status,
             claim=delivery.claim,
         )
@@ -53,7 +52,7 @@ def said(logger, name, delivery, outcome, raised):
     if outcome.error is None:
         # DEBUG: at the API's pace, a line per delivery would cost a third of the worker's CPU.
         level, text = logging.DEBUG, "delivered"
-    elif outcome.retry_at is None:
+    elif outcome.retry_in is None:
         level, text = logging.WARNING, f"{outcome.error}; no attempts left, kept as failed"
     else:
         level, text = logging.INFO, outcome.error

@@ -5,7 +5,6 @@ is then (a new secret, a new URL; nothing once disabled or deleted)."""
 
 from typing import NamedTuple
 
-from ...database import utcnow
 from ..receivers import receiver_name
 from ..security.keys import UNSEALED, Keyring, UnreadableSecret, signing_key
 from ..tables.endpoints import rounds
@@ -69,7 +68,6 @@ class Reader:
         round."""
         targets = dict(self.operator(kept).by_receiver)
         throttled = {}
-        now = utcnow()
         read = {each.id: each for each in rounds.for_worker(db, cursor)}
         # Only what the endpoints hold now is kept: deleted ones and replaced secrets go.
         self._unreadable &= read.keys()
@@ -81,9 +79,9 @@ class Reader:
             if not each.enabled:
                 continue
             sealed = [each.secret]
-            if each.previous_secret is not None and each.previous_until > now:
+            if each.previous_secret is not None and each.previous_until is not None:
                 sealed.append(each.previous_secret)
-            if each.older_secret is not None and each.older_until > now:
+            if each.older_secret is not None and each.older_until is not None:
                 sealed.append(each.older_secret)
             keys = self._open(each.id, sealed, opened)
             if keys:

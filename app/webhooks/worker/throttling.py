@@ -1,7 +1,7 @@
 """Throttled endpoints: each one's attempts spaced over every worker and host by a schedule in
-the database (its throttle_next, advanced in the claim's transaction, which holds its row), and
-this worker's reading of the database's clock, which makes a time of that schedule a moment
-here. See docs/webhooks.md, "Throttling an endpoint"."""
+the database (its throttle_next, a GCRA's theoretical arrival time, advanced in the claim's
+transaction, which holds its row), read with the database's clock by the same statement, which
+makes each due time a moment here. See docs/webhooks.md, "Throttling an endpoint"."""
 
 import datetime
 import math
@@ -10,7 +10,7 @@ import time
 from ..tables.deliveries import queue
 from ..tables.endpoints import throttles
 
-# How late an attempt may begin after it is due: due times are (1 + ROOM + 2 * the clock's
+# How late an attempt may begin after it is due: due times are (1 + ROOM + 2 * the reading's
 # error) / rate seconds apart, so that no window of one second holds more than rate attempts,
 # however late each begins within ROOM; the rate loses about 4% to it.
 ROOM = 0.04
@@ -19,66 +19,89 @@ ROOM = 0.04
 LATE_MOST = 0.03
 # How far ahead a round claims: a new rate paces the next claim, within a second.
 HORIZON = 0.5
-# How fast two hosts' clocks may drift apart: NTP slews each by 500 ppm at the most.
-DRIFT = 0.001
+# The latest that an attempt claimed before a step of the database's clock may still begin.
+LEAD = HORIZON + LATE_MOST
+# How fast the database's clock and this host's monotonic one may drift apart (NTP slews by
+# 500 ppm at the most), and the least jump between two readings taken for a step.
+DRIFT, STEP_LEAST = 0.001, 0.02
 
 
-class DatabaseClock:
-    """The database's clock as this worker reads it: its offset from time.monotonic(), from the
-    reading whose round trip was the shortest, once aged by how far the clocks may have drifted
-    since; error, the most that offset may be wrong by."""
+class Steps:
+    """Notices a step of the database's clock (an NTP step, a failover to another server) by
+    its readings against time.monotonic(): after a step forward, each endpoint's next claim
+    starts past what was claimed before it, whose due times the step moved into the past."""
 
     def __init__(self):
         self.offset = None
-        self.error = math.inf
-        self._read_at = 0.0
+        self.error = 0.0
+        self.read_at = 0.0
+        self.shift = 0.0
+        self.until = 0.0
+        self.shifted = set()
 
-    def read(self, db, cursor):
-        """Read the database's clock in the cursor's transaction, and keep the reading if it is
-        now the best."""
-        before = time.monotonic()
-        now = throttles.clock(db, cursor).timestamp()
-        after = time.monotonic()
-        error = (after - before) / 2
-        if error <= self.error + DRIFT * (after - self._read_at):
-            self.offset, self.error, self._read_at = now - (before + after) / 2, error, after
+    def read(self, now, here, error):
+        """Take a reading: now, the database's seconds since the epoch, read at here (a
+        time.monotonic()) within error seconds."""
+        offset = now - here
+        if self.offset is not None:
+            jump = offset - self.offset
+            if jump > error + self.error + DRIFT * (here - self.read_at) + STEP_LEAST:
+                self.shift, self.until, self.shifted = min(jump, LEAD), here + LEAD, set()
+        self.offset, self.error, self.read_at = offset, error, here
 
-    def now(self):
-        """The database's time now, in seconds since the epoch."""
-        return time.monotonic() + self.offset
+    def owed(self, endpoint_id, here):
+        """The seconds the endpoint's schedule moves forward at this claim: once per endpoint
+        after a step forward, while attempts claimed before it may still begin."""
+        if here >= self.until or endpoint_id in self.shifted:
+            return 0.0
+        self.shifted.add(endpoint_id)
+        return self.shift
 
-    def here(self, moment):
-        """The time.monotonic() of moment, the database's seconds since the epoch."""
-        return moment - self.offset
 
-
-def claim(db, cursor, wants, rates, until, retries, clock):
+def claim(db, cursor, wants, rates, until, retries, steps):
     """Claim, in the cursor's transaction, which holds these endpoints' rows for update, up to
     wants[endpoint] due deliveries of each throttled endpoint, rates[endpoint] a second: as many
     as its schedule makes due before HORIZON from now. Each is a Delivery with its due time
     (also its row's next_attempt_at), and the schedule moves past the last one."""
-    if not wants:
-        return []
-    clock.read(db, cursor)
     claimed = []
     for endpoint_id, count in sorted(wants.items()):
-        spacing = (1 + ROOM + 2 * clock.error) / rates[endpoint_id]
-        now = clock.now()
-        scheduled = throttles.next_due(db, cursor, endpoint_id)
-        start = max(now, scheduled.timestamp()) if scheduled else now
+        before = time.monotonic()
+        read = throttles.next_due(db, cursor, endpoint_id)
+        after = time.monotonic()
+        if read is None:
+            continue
+        here, error = (before + after) / 2, (after - before) / 2
+        now = read[1].timestamp()
+        steps.read(now, here, error)
+        spacing = (1 + ROOM + 2 * error) / rates[endpoint_id]
+        start, moved = _start(read[0], now, spacing)
+        shift = steps.owed(endpoint_id, here)
+        start, moved = start + shift, moved or shift > 0
         fits = min(count, math.ceil((now + HORIZON - start) / spacing))
         taken = queue.claim(db, cursor, {endpoint_id: fits}, until, retries) if fits > 0 else []
-        if not taken:
-            continue
         dues = [start + index * spacing for index in range(len(taken))]
-        queue.schedule(
-            db, cursor, [(each.id, _moment(due)) for each, due in zip(taken, dues, strict=True)]
-        )
-        throttles.advance(db, cursor, endpoint_id, _moment(start + len(taken) * spacing))
+        if taken:
+            queue.schedule(
+                db, cursor, [(each.id, _moment(due)) for each, due in zip(taken, dues, strict=True)]
+            )
+        # Past what it took; or only clamped or shifted, which must hold for the next claim.
+        if taken or moved:
+            throttles.advance(db, cursor, endpoint_id, _moment(start + len(taken) * spacing))
         claimed += [
-            each._replace(due=clock.here(due)) for each, due in zip(taken, dues, strict=True)
+            each._replace(due=here + due - now) for each, due in zip(taken, dues, strict=True)
         ]
     return claimed
+
+
+def _start(scheduled, now, spacing):
+    # GCRA's clamp: never before now (a schedule left behind, or a step forward, bursts
+    # nothing), and never later than a claim made now could have put it (a step back of the
+    # database's clock starves nobody): past what one claimed before it may still begin. The
+    # start, and whether it was clamped back.
+    if scheduled is None:
+        return now, False
+    reach = now + LEAD + spacing
+    return max(now, min(scheduled.timestamp(), reach)), scheduled.timestamp() > reach
 
 
 def _moment(seconds):

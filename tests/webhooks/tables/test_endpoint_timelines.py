@@ -12,7 +12,6 @@ import pytest
 from sqlalchemy import text
 
 from app import database
-from app.database import utcnow
 from app.events import cursors
 from app.events import store as feed
 from app.events.ids import START
@@ -39,7 +38,7 @@ def fan_out(app):
     """Fan out every waiting event to the endpoints, claiming none."""
     db = database.of(app)
     with db.transaction() as cursor:
-        fanout.fan_out(db, cursor, [], set(), 1000, {}, utcnow())
+        fanout.fan_out(db, cursor, [], set(), 1000, {}, database.Later(db, cursor, 60))
 
 
 def patch(client, headers, endpoint_id, **changes):

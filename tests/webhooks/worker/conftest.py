@@ -1,10 +1,18 @@
-"""Fixtures of the worker's tests: its processes, started with a server's environment."""
+"""Fixtures of the worker's tests: its processes, started with a server's environment, and the
+library that shifts a process's wall clock."""
 
 import os
 
 import pytest
 
 from harness.worker import start_worker
+from support.clocks import build_clock_shift
+
+
+@pytest.fixture(scope="module")
+def clock_shift(tmp_path_factory):
+    """The LD_PRELOAD library that shifts a process's wall clock, built with the machine's cc."""
+    return build_clock_shift(tmp_path_factory.mktemp("clock"))
 
 
 @pytest.fixture

@@ -1,17 +1,21 @@
-"""Which endpoints get an event never depends on the hosts' clocks: on PostgreSQL, with the host
-that creates plants 2 s behind the one that changes the endpoint, an endpoint enabled by a
-change that committed before the create gets its event, and one disabled before does not.
-Two gunicorns, one of them with its wall clock shifted (tests/support/clock_shift.c); the
-worker in process, whose clock plays no part."""
+"""Hosts' clocks apart change nothing, on PostgreSQL, whose clock is the one every decision is
+made by. With the host that creates plants 2 s behind the one that changes the endpoint, an
+endpoint enabled by a change that committed before the create gets its event, and one disabled
+before does not. Two workers, one a minute ahead (beyond a claim's lease), never send a delivery
+twice at once, nor later; an API host 90 s ahead delays no throttled endpoint's delivery.
+Wall clocks shifted by tests/support/clock_shift.c."""
+
+import time
 
 import pytest
 
 from app import database, events
 from harness.processes import wait_for
-from support.clocks import build_clock_shift, compiler
+from support.clocks import sent_twice_at_once
 from support.in_process import running
 from support.live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
 from support.live_servers import environment
+from support.webhooks import create_many
 
 pytestmark = [
     pytest.mark.e2e,
@@ -19,14 +23,8 @@ pytestmark = [
 ]
 
 SHIFT = "-2"
-
-
-@pytest.fixture(scope="module")
-def clock_shift(tmp_path_factory):
-    """The LD_PRELOAD library that shifts a process's wall clock, built with the machine's cc."""
-    if compiler() is None:
-        pytest.skip("builds a library that shifts a clock (Debian package gcc)")
-    return build_clock_shift(tmp_path_factory.mktemp("clock"))
+# The second worker's clock ahead, in seconds: far beyond a claim's lease.
+AHEAD, PLANTS = "60", 30
 
 
 def test_an_endpoint_is_judged_by_what_committed_before_the_event_not_by_clocks(
@@ -54,3 +52,40 @@ def test_an_endpoint_is_judged_by_what_committed_before_the_event_not_by_clocks(
         wait_for(fanned_out, 10, "the fan-out of the second")
     assert list(receiver.arrived()) == [1]
     assert [each["status"] for each in admin.deliveries(endpoint["id"])] == ["delivered"]
+
+
+def test_two_workers_a_minute_apart_never_send_a_delivery_twice_at_once_nor_late(
+    app_stack, database_url, start_workers, make_receiver, clock_shift
+):
+    server, admin, _ = app_stack()
+    receiver = make_receiver()
+    # Each attempt in flight for a while: time for the other worker to take it again.
+    receiver.delay = 0.3
+    admin.subscribe(receiver, events=["plant.created"])
+    env = {**server.env, "PLANTSTORE_DATABASE_URL": database_url}
+    start_workers(env)
+    start_workers({**env, "LD_PRELOAD": str(clock_shift), "CLOCK_SHIFT_SECONDS": AHEAD})
+    created = time.monotonic()
+    create_many(server, PLANTS)
+    wait_for(lambda: len(receiver.arrived()) == PLANTS, 20, "every plant delivered")
+    settled = lambda: not any(answered is None for _, answered in receiver.attempts)  # noqa: E731
+    wait_for(settled, 5, "every attempt answered")
+    assert sent_twice_at_once(receiver) == []
+    # Not one waited for a clock: each went within seconds of the creates.
+    assert max(receiver.arrived().values()) - created <= 10
+
+
+def test_an_api_host_90_s_ahead_delays_no_throttled_endpoint(
+    live_server, database_url, make_app, make_receiver, clock_shift
+):
+    env = environment(ENDPOINT_SETTINGS)
+    ahead = live_server(database_url, LD_PRELOAD=str(clock_shift), CLOCK_SHIFT_SECONDS="90", **env)
+    admin = Admin(ahead, issue_admin_token(database_url))
+    receiver = make_receiver()
+    endpoint = admin.subscribe(receiver, events=["plant.created"], throttle_rate=5)
+    delivered = lambda: admin.newest(endpoint["id"]).get("status") == "delivered"  # noqa: E731
+    with running(make_app(**ENDPOINT_SETTINGS)):
+        created = time.monotonic()
+        assert ahead.request("POST", "/plants", {"id": 1, "name": "Fern"}).status == 200
+        wait_for(delivered, 10, "the delivery recorded")
+    assert receiver.arrived()[1] - created <= 3

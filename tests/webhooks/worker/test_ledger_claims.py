@@ -2,8 +2,6 @@
 statements): an outcome or a give-back counts only under the claim its attempt was made on, so
 that neither a claim taken again elsewhere nor a resend's fresh attempts are written over."""
 
-import datetime
-
 import pytest
 
 from app.database import utcnow
@@ -82,8 +80,7 @@ def test_an_outcome_during_a_resend_is_not_kept_and_the_delivery_stays_due(claim
     app, endpoint, delivery, ledger, resend = claimed()
     resend()
     error, status, retry_in = LATER[answer]
-    retry_at = utcnow() + datetime.timedelta(seconds=retry_in) if retry_in else None
-    outcome = Outcome(delivery.id, endpoint, error, retry_at, status, delivery.claim)
+    outcome = Outcome(delivery.id, endpoint, error, retry_in, status, delivery.claim)
     ledger.round([outcome], [], {}, {})
     row = delivery_rows(app, endpoint)[delivery.id]
     # The resend asked for another attempt after this one: it is still owed, now.

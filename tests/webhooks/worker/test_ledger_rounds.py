@@ -67,7 +67,7 @@ def test_a_round_records_delivered_retried_and_failed_outcomes(published):
     retry_at = utcnow() + datetime.timedelta(hours=1)
     outcomes = [
         Outcome(delivered.id, URL, None, None, 204, delivered.claim),
-        Outcome(retried.id, URL, "HTTP 500", retry_at, 500, retried.claim),
+        Outcome(retried.id, URL, "HTTP 500", 3600, 500, retried.claim),
         Outcome(failed.id, URL, "timeout", None, None, failed.claim),
     ]
     assert ledger.round(outcomes, [], {URL: 3}, {}).claimed == []  # none due again

@@ -5,11 +5,13 @@ disabled, and deleting them all with the endpoint."""
 import sqlalchemy
 from sqlalchemy import bindparam, case, null, or_, select, update
 
-from ....database import Statement, inline
+from ....database import Now, Statement, inline
 from . import FAILED, PENDING, deliveries
 
 c = deliveries.c
-RECEIVER, NOW, ID = bindparam("receiver"), bindparam("now"), bindparam("id")
+RECEIVER, ID = bindparam("receiver"), bindparam("id")
+# The database's clock (clock.Now), bound on SQLite.
+NOW = Now()
 # What the log shows of a delivery; its receiver is the endpoint asked for, its body the event.
 SHOWN = (
     c.id,
@@ -84,18 +86,18 @@ def _shown(db, row):
     }
 
 
-def resend(db, cursor, endpoint_id, delivery_id, now):
+def resend(db, cursor, endpoint_id, delivery_id):
     """Give one delivery of the endpoint, whatever its status, a fresh set of attempts from
     now, in the cursor's transaction; whether there was one."""
-    values = {"receiver": endpoint_id, "id": delivery_id, "now": db.bind_time(now)}
+    values = {"receiver": endpoint_id, "id": delivery_id, "now": db.now()}
     cursor.execute(RESEND[db.dialect], values)
     return cursor.rowcount == 1
 
 
-def recover(db, cursor, endpoint_id, since, now):
+def recover(db, cursor, endpoint_id, since):
     """Give every failed delivery of the endpoint created at since or later a fresh set of
     attempts from now, in the cursor's transaction."""
-    values = {"receiver": endpoint_id, "since": db.bind_time(since), "now": db.bind_time(now)}
+    values = {"receiver": endpoint_id, "since": db.bind_time(since), "now": db.now()}
     cursor.execute(RECOVER[db.dialect], values)
 
 

@@ -6,12 +6,16 @@ import uuid
 import sqlalchemy
 from sqlalchemy import bindparam, case, func, null, or_, select, update
 
-from ....database import Statement, inline, utcnow
+from ....database import Now, Statement, inline
 from ..records import Delivery
 from . import DELIVERED, FAILED, LOST, PENDING, deliveries
 
 c = deliveries.c
-ID, RECEIVER, NOW, LIMIT = (bindparam(key) for key in ("id", "receiver", "now", "limit"))
+ID, RECEIVER, LIMIT = (bindparam(key) for key in ("id", "receiver", "limit"))
+# The database's clock (clock.Now): on PostgreSQL read by the statement, bound on SQLite.
+NOW = Now()
+# Seconds of a step back of the database's clock that delay no delivery never attempted.
+STEP_MOST = 60
 # Only on the claim the attempt was made under.
 CLAIMED = (c.id == ID, c.status == inline(PENDING), c.claimed_until == bindparam("claim"))
 
@@ -49,7 +53,10 @@ DUE = Statement(
     .where(
         c.receiver == RECEIVER,
         c.status == inline(PENDING),
-        c.next_attempt_at <= NOW,
+        # Never attempted is due at once: a step back of the database's clock (up to STEP_MOST)
+        # must not put off what was written due "now" before it. The range keeps the index's.
+        c.next_attempt_at <= Now("soon", later=True),
+        or_(c.next_attempt_at <= NOW, c.attempts == inline(0)),
         or_(c.claimed_until.is_(None), c.claimed_until < NOW),
     )
     .order_by(c.next_attempt_at)
@@ -72,6 +79,9 @@ GIVE_UP = Statement(
 # A claimed delivery counts one attempt at least: none means a resend came meanwhile
 # (log.AGAIN), and it is due again now, its claim let go.
 RESENT = c.attempts == inline(0)
+DELIVERED_NOW = bindparam("delivered")
+# Retried: due retry_in seconds from now by the database's clock (on SQLite, bound as the time).
+RETRY_IN = Now("retry_in", later=True)
 RECORD = Statement(
     update(deliveries)
     .where(*CLAIMED)
@@ -79,10 +89,12 @@ RECORD = Statement(
         status=case((RESENT, inline(PENDING)), else_=bindparam("status")),
         claimed_until=null(),
         last_error=bindparam("error"),
-        delivered_at=case((RESENT, c.delivered_at), else_=bindparam("delivered_at")),
+        delivered_at=case((RESENT, c.delivered_at), (DELIVERED_NOW, NOW), else_=null()),
         next_attempt_at=case(
             (RESENT, c.next_attempt_at),
-            else_=func.coalesce(bindparam("next_at"), c.next_attempt_at),
+            (DELIVERED_NOW, NOW),
+            (bindparam("retried"), RETRY_IN),
+            else_=c.next_attempt_at,
         ),
         last_attempt_at=NOW,
         response_status=bindparam("response_status"),
@@ -98,7 +110,7 @@ EXPIRED = Statement(
     .where(
         c.receiver == RECEIVER,
         c.status == inline(DELIVERED),
-        c.next_attempt_at < bindparam("cutoff"),
+        c.next_attempt_at < Now("cutoff", later=True),
     )
     .limit(LIMIT)
     .with_for_update(skip_locked=True),
@@ -128,17 +140,18 @@ RECEIVERS = _receivers()
 def claim(db, cursor, wants, until, retries):
     """Claim, in the cursor's transaction, up to wants[receiver] due deliveries of each one.
 
-    Each claimed delivery is leased until until and counts one more attempt; it is returned
-    as a Delivery. A delivery whose last attempt outlived its lease (its worker died) is
-    failed instead when retries allow it no other attempt.
+    Each claimed delivery is leased until until() (a clock.Later, read at the first claim)
+    and counts one more attempt; it is returned as a Delivery. A delivery whose last attempt
+    outlived its lease (its worker died) is failed instead when retries allow it no other
+    attempt.
     """
-    bound = {"now": db.bind_time(utcnow()), "until": db.bind_time(until)}
+    bound = {"now": db.now(), "soon": db.later(STEP_MOST)}
     claimed, lost = [], []
     for receiver, limit in wants.items():
         cursor.execute(DUE[db.dialect], {**bound, "receiver": receiver, "limit": limit})
         for due in DUE.rows(cursor):
             if retries.another_allowed(due.attempts):
-                attempts, claim = due.attempts + 1, bound["until"]
+                attempts, claim = due.attempts + 1, until()
                 claimed.append(
                     Delivery(
                         id=due.id,
@@ -154,7 +167,7 @@ def claim(db, cursor, wants, until, retries):
                 lost.append({"id": due.id})
     if claimed:
         cursor.executemany(
-            CLAIM[db.dialect], [{"until": bound["until"], "id": each.id} for each in claimed]
+            CLAIM[db.dialect], [{"until": until(), "id": each.id} for each in claimed]
         )
     if lost:
         cursor.executemany(GIVE_UP[db.dialect], lost)
@@ -168,25 +181,23 @@ def schedule(db, cursor, dues):
 
 
 def record(db, cursor, outcomes):
-    """Record attempts, each an Outcome: delivered without an error, else retried at retry_at,
-    or failed when that is None."""
+    """Record attempts, each an Outcome, by the database's clock: delivered without an error,
+    else retried retry_in seconds from now, or failed when that is None."""
     if not outcomes:
         return
-    now = db.bind_time(utcnow())
+    now = db.now()
     rows = []
     for outcome in outcomes:
-        if outcome.error is None:
-            status, delivered_at, next_at = DELIVERED, now, now
-        else:
-            status, delivered_at = (PENDING if outcome.retry_at else FAILED), None
-            next_at = db.bind_time(outcome.retry_at) if outcome.retry_at else None
+        delivered, retry_in = outcome.error is None, outcome.retry_in
+        status = DELIVERED if delivered else PENDING if retry_in is not None else FAILED
         rows.append(
             {
                 "id": outcome.id,
                 "status": status,
                 "error": outcome.error,
-                "delivered_at": delivered_at,
-                "next_at": next_at,
+                "delivered": delivered,
+                "retried": retry_in is not None,
+                "retry_in": db.later(retry_in) if retry_in is not None else None,
                 "now": now,
                 "response_status": outcome.response_status,
                 "claim": outcome.claim,
@@ -206,8 +217,9 @@ def release(db, cursor, deliveries):
 
 def delete_delivered(db, receivers, older_than, limit):
     """Delete up to limit deliveries to receivers (those the outbox holds: configured, an
-    endpoint disabled, or neither) delivered more than older_than ago; how many went."""
-    cutoff = db.bind_time(utcnow() - older_than)
+    endpoint disabled, or neither) delivered more than older_than (a timedelta) ago by the
+    database's clock; how many went."""
+    cutoff = db.later(-older_than.total_seconds())
     ids = []
     with db.transaction() as cursor:
         for receiver in receivers:

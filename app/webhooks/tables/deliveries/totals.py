@@ -4,7 +4,7 @@ the failed ones retried or purged (the `webhooks` commands)."""
 import sqlalchemy
 from sqlalchemy import func, select
 
-from ....database import Statement, inline, utcnow
+from ....database import Statement, inline
 from . import DELIVERED, FAILED, PENDING, deliveries
 from .log import AGAIN
 
@@ -59,7 +59,7 @@ def failed(db):
 def retry_failed(db):
     """Make every failed delivery pending again with fresh attempts; how many there were."""
     with db.transaction() as cursor:
-        cursor.execute(RETRY_FAILED[db.dialect], {"now": db.bind_time(utcnow())})
+        cursor.execute(RETRY_FAILED[db.dialect], {"now": db.now()})
         return cursor.rowcount
 
 

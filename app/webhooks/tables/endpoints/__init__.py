@@ -20,7 +20,7 @@ from sqlalchemy import (
     true,
 )
 
-from ....database import Statement, metadata, utcnow
+from ....database import Now, Statement, metadata
 from ....database.sql import UTCDateTime
 from ..deliveries import log
 from . import timelines
@@ -101,7 +101,7 @@ RATES = Statement(select(c.id, c.throttle_rate).order_by(c.id))
 RECORD_STATE = Statement(
     insert(webhook_endpoint_history).from_select(
         ["endpoint_id", "since", "enabled", "events"],
-        select(c.id, bindparam("now", type_=UTCDateTime), c.enabled, c.events).where(_by_id()),
+        select(c.id, Now(), c.enabled, c.events).where(_by_id()),
     )
 )
 # Whether the endpoint takes deliveries. PostgreSQL holds its row until the transaction ends, so
@@ -122,7 +122,7 @@ def _setting(build, columns):
 
 
 def _insert(values):
-    return webhook_endpoints.insert().values(values)
+    return webhook_endpoints.insert().values({**values, "created_at": Now()})
 
 
 def _change(values):
@@ -157,10 +157,9 @@ def create(db, endpoint, sealed_secret, most):
         cursor.execute(COUNT[db.dialect])
         if COUNT.row(cursor).count >= most:
             raise TooMany(most)
-        # Made from the time it holds the write lock, as every event it may take is stamped.
-        now = utcnow()
-        row["created_at"] = db.bind_time(now)
-        cursor.execute(_setting(_insert, tuple(row))[db.dialect], row)
+        # Stamped once it holds the write lock, as every event it may take is stamped.
+        now = db.now()
+        cursor.execute(_setting(_insert, tuple(row))[db.dialect], {**row, "now": now})
         record_state(db, cursor, row["id"], now)
         cursor.execute(SELECT_ONE[db.dialect], row)
         return _shown(db, SELECT_ONE.row(cursor))
@@ -201,16 +200,17 @@ def update(db, endpoint_id, changes):
         if "events" in changes or "enabled" in changes:
             # Stamped last, once every lock is held: an event committed before is judged by
             # the state before; on SQLite the write lock orders the two stamps as the commits.
-            record_state(db, cursor, endpoint_id, utcnow())
+            record_state(db, cursor, endpoint_id, db.now())
         cursor.execute(SELECT_ONE[db.dialect], {"id": endpoint_id})
         row = SELECT_ONE.row(cursor)
     return _shown(db, row) if row else None
 
 
 def record_state(db, cursor, endpoint_id, now):
-    """Remember the endpoint's enabled and events as they now are, from now, in the cursor's
-    transaction, after a change of either."""
-    cursor.execute(RECORD_STATE[db.dialect], {"id": endpoint_id, "now": db.bind_time(now)})
+    """Remember the endpoint's enabled and events as they now are, from now (db.now(): the
+    database's clock reads it on PostgreSQL), in the cursor's transaction, after a change of
+    either."""
+    cursor.execute(RECORD_STATE[db.dialect], {"id": endpoint_id, "now": now})
 
 
 def disable(db, cursor, endpoint_id, reason):

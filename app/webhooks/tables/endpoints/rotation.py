@@ -3,13 +3,13 @@ end (three at most sign at once)."""
 
 from sqlalchemy import bindparam, case, update
 
-from ....database import Statement, utcnow
+from ....database import Now, Statement
 from . import webhook_endpoints
 
 c = webhook_endpoints.c
 # The previous secret, while its own overlap lasts, becomes the older one; an older one still in
 # its overlap is dropped, the oldest of three.
-_OVERLAPPING = c.previous_until > bindparam("now")
+_OVERLAPPING = c.previous_until > Now()
 ROTATE = Statement(
     update(webhook_endpoints)
     .where(c.id == bindparam("id"))
@@ -17,20 +17,21 @@ ROTATE = Statement(
         older_secret=case((_OVERLAPPING, c.previous_secret)),
         older_until=case((_OVERLAPPING, c.previous_until)),
         previous_secret=c.secret,
-        previous_until=bindparam("until"),
+        previous_until=Now("until", later=True),
         secret=bindparam("secret"),
     )
 )
 
 
-def rotate(db, endpoint_id, sealed_secret, previous_until):
-    """Sign with a new sealed secret, and with the current one too until previous_until, and
+def rotate(db, endpoint_id, sealed_secret, overlap):
+    """Sign with a new sealed secret, and with the current one too for overlap seconds (by the
+    database's clock), and
     with the previous one until its own overlap ends; False when there is no such endpoint."""
     values = {
         "id": endpoint_id,
         "secret": sealed_secret,
-        "until": db.bind_time(previous_until),
-        "now": db.bind_time(utcnow()),
+        "until": db.later(overlap),
+        "now": db.now(),
     }
     with db.transaction() as cursor:
         cursor.execute(ROTATE[db.dialect], values)

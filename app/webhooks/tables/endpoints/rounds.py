@@ -2,14 +2,21 @@
 failures it follows on them (when an endpoint began failing, and its disabling once it has
 failed for long enough)."""
 
-from sqlalchemy import bindparam, false, null, select, update
+from sqlalchemy import bindparam, case, false, null, select, update
 
-from ....database import Statement
+from ....database import Now, Statement
 from ..deliveries import log
 from ..records import Endpoint
 from . import DISABLED_FAILING, webhook_endpoints
 
 c = webhook_endpoints.c
+
+
+def _live(until):
+    # An overlap's end while it lasts by the database's clock, which wrote it; else NULL.
+    return case((until > Now(), until), else_=null())
+
+
 BY_ID = c.id == bindparam("id")
 # What the worker needs of every endpoint, read once a round, to send and judge, as an
 # Endpoint (for_worker reads its times). The fan-out goes by timelines.py, what each endpoint
@@ -22,9 +29,9 @@ FOR_WORKER = Statement(
         c.failing_since,
         c.secret,
         c.previous_secret,
-        c.previous_until,
+        _live(c.previous_until).label("previous_until"),
         c.older_secret,
-        c.older_until,
+        _live(c.older_until).label("older_until"),
         c.throttle_rate,
     ),
     record=Endpoint,
@@ -35,26 +42,26 @@ LOCK = Statement(select(c.id).where(BY_ID).with_for_update())
 SHARE = Statement(select(c.id).where(BY_ID).with_for_update(read=True))
 STATE = Statement(select(c.enabled, c.disabled_reason).where(BY_ID))
 MARK_FAILING = Statement(
-    update(webhook_endpoints)
-    .where(BY_ID, c.failing_since.is_(None))
-    .values(failing_since=bindparam("now"))
+    update(webhook_endpoints).where(BY_ID, c.failing_since.is_(None)).values(failing_since=Now())
 )
 CLEAR_FAILING = Statement(
     update(webhook_endpoints)
     .where(BY_ID, c.failing_since.is_not(None))
     .values(failing_since=null())
 )
-# Exact whatever another worker recorded meanwhile: the database says how long it has failed.
+# Exact whatever another worker recorded meanwhile: the database says how long it has failed,
+# by its own clock, which wrote failing_since.
 DISABLE_FAILING = Statement(
     update(webhook_endpoints)
-    .where(BY_ID, c.enabled, c.failing_since <= bindparam("cutoff"))
+    .where(BY_ID, c.enabled, c.failing_since <= Now("cutoff", later=True))
     .values(enabled=false(), disabled_reason=bindparam("reason"))
 )
 
 
 def for_worker(db, cursor):
-    """Every endpoint as an Endpoint, its times read, in the cursor's transaction."""
-    cursor.execute(FOR_WORKER[db.dialect])
+    """Every endpoint as an Endpoint, its times read, in the cursor's transaction; an overlap
+    of a replaced secret that has ended is None."""
+    cursor.execute(FOR_WORKER[db.dialect], {"now": db.now()})
     read = db.read_time
     return [
         row._replace(enabled=bool(row.enabled), **{key: read(getattr(row, key)) for key in TIMES})
@@ -92,8 +99,9 @@ def settle_strays(db, cursor, endpoint_ids):
 
 
 def mark_failing(db, cursor, endpoint_id, now):
-    """Note that the endpoint's attempts began failing at now, unless they had already."""
-    cursor.execute(MARK_FAILING[db.dialect], {"id": endpoint_id, "now": db.bind_time(now)})
+    """Note that the endpoint's attempts began failing at now (db.now()), unless they had
+    already."""
+    cursor.execute(MARK_FAILING[db.dialect], {"id": endpoint_id, "now": now})
 
 
 def clear_failing(db, cursor, endpoint_id):
@@ -101,10 +109,11 @@ def clear_failing(db, cursor, endpoint_id):
     cursor.execute(CLEAR_FAILING[db.dialect], {"id": endpoint_id})
 
 
-def disable_failing(db, cursor, endpoint_id, cutoff):
-    """Disable the endpoint if it is enabled and has failed since cutoff or before, and fail
-    its pending deliveries; whether it was disabled. The caller records the new state."""
-    values = {"id": endpoint_id, "reason": DISABLED_FAILING, "cutoff": db.bind_time(cutoff)}
+def disable_failing(db, cursor, endpoint_id, seconds):
+    """Disable the endpoint if it is enabled and has failed for seconds or more by the
+    database's clock, and fail its pending deliveries; whether it was disabled. The caller
+    records the new state."""
+    values = {"id": endpoint_id, "reason": DISABLED_FAILING, "cutoff": db.later(-seconds)}
     cursor.execute(DISABLE_FAILING[db.dialect], values)
     if cursor.rowcount != 1:
         return False
