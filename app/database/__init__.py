@@ -10,7 +10,6 @@ from .sql import (
     Statement,
     inline,
     metadata,
-    row_of,
     utcnow,
 )
 
@@ -31,7 +30,6 @@ __all__ = [
     "metadata",
     "now",
     "of",
-    "row_of",
     "schema_of",
     "utcnow",
 ]

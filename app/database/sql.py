@@ -112,17 +112,6 @@ class Statement:
         return self.make(found[0]) if found else None
 
 
-def row_of(table, **values):
-    """A row to insert into table: values, and None for each of its columns not given; a
-    value for no column of it is a KeyError."""
-    row = dict.fromkeys(table.c.keys())
-    unknown = values.keys() - row.keys()
-    if unknown:
-        raise KeyError(f"{table.name} has no column {', '.join(sorted(unknown))}")
-    row.update(values)
-    return row
-
-
 def _as_dict(columns, row):
     return dict(zip(columns, row, strict=True))
 

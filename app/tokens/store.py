@@ -4,7 +4,7 @@ import sqlalchemy
 from sqlalchemy import Column, String, Table, bindparam
 from sqlalchemy.exc import IntegrityError
 
-from ..database import Statement, metadata, row_of, utcnow
+from ..database import Now, Statement, metadata
 from ..database.sql import UTCDateTime
 
 tokens = Table(
@@ -21,15 +21,25 @@ tokens = Table(
 
 LIVE = sqlalchemy.and_(
     tokens.c.revoked_at.is_(None),
-    sqlalchemy.or_(tokens.c.expires_at.is_(None), tokens.c.expires_at > bindparam("now")),
+    sqlalchemy.or_(tokens.c.expires_at.is_(None), tokens.c.expires_at > Now()),
 )
 # Every authenticated request runs this one; a Live is its row, by name.
 LIVE_BY_HASH = sqlalchemy.select(tokens.c.name, tokens.c.scope).where(
     tokens.c.token_hash == bindparam("token_hash"), LIVE
 )
 FIND_LIVE = Statement(LIVE_BY_HASH, "Live")
-# A new token names every column: revoked_at is None.
-INSERT = Statement(sqlalchemy.insert(tokens))
+# A new token, made now by the database's clock; revoked_at is None.
+INSERT = Statement(
+    sqlalchemy.insert(tokens).values(
+        {
+            "name": bindparam("name"),
+            "token_hash": bindparam("token_hash"),
+            "scope": bindparam("scope"),
+            "created_at": Now(),
+            "expires_at": bindparam("expires_at"),
+        }
+    )
+)
 # What ``tokens list`` shows of a token (a Token): every column but its hash.
 SHOWN = sqlalchemy.select(*(column for column in tokens.c if column is not tokens.c.token_hash))
 SELECT_ALL = Statement(SHOWN.order_by(tokens.c.created_at, tokens.c.name), "Token")
@@ -37,7 +47,7 @@ SELECT_ALL = Statement(SHOWN.order_by(tokens.c.created_at, tokens.c.name), "Toke
 TIMES = tuple(column.key for column in tokens.c if isinstance(column.type, UTCDateTime))
 REVOKE = Statement(
     sqlalchemy.update(tokens)
-    .values(revoked_at=bindparam("now"))
+    .values(revoked_at=Now())
     .where(tokens.c.name == bindparam("name"), tokens.c.revoked_at.is_(None))
 )
 EXISTS = Statement(sqlalchemy.select(tokens.c.name).where(tokens.c.name == bindparam("name")))
@@ -52,14 +62,13 @@ class DuplicateName(Exception):
 
 def create(db, name, token_hash, scope, expires_at):
     """Record a token by its hash; raise DuplicateName if the name is taken."""
-    row = row_of(
-        tokens,
-        name=name,
-        token_hash=token_hash,
-        scope=scope,
-        created_at=db.bind_time(utcnow()),
-        expires_at=db.bind_time(expires_at),
-    )
+    row = {
+        "name": name,
+        "token_hash": token_hash,
+        "scope": scope,
+        "expires_at": db.bind_time(expires_at),
+        "now": db.now(),
+    }
     try:
         with db.transaction() as cursor:
             cursor.execute(INSERT[db.dialect], row)
@@ -71,9 +80,7 @@ def find_live(db, token_hash):
     """The name and scope (a Live) of the live (not revoked, not expired) token with this
     hash, or None."""
     with db.cursor() as cursor:
-        cursor.execute(
-            FIND_LIVE[db.dialect], {"token_hash": token_hash, "now": db.bind_time(utcnow())}
-        )
+        cursor.execute(FIND_LIVE[db.dialect], {"token_hash": token_hash, "now": db.now()})
         return FIND_LIVE.row(cursor)
 
 
@@ -92,7 +99,7 @@ def _times_read(db, token):
 def revoke(db, name):
     """Revoke the token with this name; False if there is none. Revoking twice is harmless."""
     with db.transaction() as cursor:
-        cursor.execute(REVOKE[db.dialect], {"name": name, "now": db.bind_time(utcnow())})
+        cursor.execute(REVOKE[db.dialect], {"name": name, "now": db.now()})
         cursor.execute(EXISTS[db.dialect], {"name": name})
         return EXISTS.row(cursor) is not None
 
@@ -100,5 +107,5 @@ def revoke(db, name):
 def count_live(db):
     """How many tokens in the table could authenticate a request now."""
     with db.cursor() as cursor:
-        cursor.execute(COUNT_LIVE[db.dialect], {"now": db.bind_time(utcnow())})
+        cursor.execute(COUNT_LIVE[db.dialect], {"now": db.now()})
         return COUNT_LIVE.row(cursor).count
