@@ -2,19 +2,26 @@
 made by. With the host that creates plants 2 s behind the one that changes the endpoint, an
 endpoint enabled by a change that committed before the create gets its event, and one disabled
 before does not. Two workers, one a minute ahead (beyond a claim's lease), never send a delivery
-twice at once, nor later; an API host 90 s ahead delays no throttled endpoint's delivery.
+twice at once, nor later; an API host 90 s ahead delays no throttled endpoint's delivery, and
+takes a token until it expires by the database's clock.
 Wall clocks shifted by tests/support/clock_shift.c."""
 
+import datetime
 import time
 
 import pytest
 
 from app import database, events
+from app.auth import ADMIN
+from app.database import utcnow
+from app.tokens import store as token_store
+from app.tokens.lookup import token_hash
 from harness.processes import wait_for
 from support.clocks import sent_twice_at_once
 from support.in_process import running
 from support.live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
 from support.live_servers import environment
+from support.tokens import ADMIN_TOKEN
 from support.webhooks import create_many
 
 pytestmark = [
@@ -89,3 +96,15 @@ def test_an_api_host_90_s_ahead_delays_no_throttled_endpoint(
         assert ahead.request("POST", "/plants", {"id": 1, "name": "Fern"}).status == 200
         wait_for(delivered, 10, "the delivery recorded")
     assert receiver.arrived()[1] - created <= 3
+
+
+def test_an_api_host_90_s_ahead_takes_a_token_until_it_expires_by_the_database(
+    live_server, database_url, make_app, clock_shift
+):
+    db = database.of(make_app())
+    a_minute_on = utcnow() + datetime.timedelta(minutes=1)  # this host's clock is the database's
+    token_store.create(db, "for a minute", token_hash(ADMIN_TOKEN), ADMIN, a_minute_on)
+    ahead = live_server(database_url, LD_PRELOAD=str(clock_shift), CLOCK_SHIFT_SECONDS="90")
+    started = time.monotonic()
+    assert ahead.request("GET", "/plants", token=ADMIN_TOKEN).status == 200
+    assert time.monotonic() - started < 5
