@@ -1,24 +1,17 @@
 """Webhook receivers that misbehave on the wire: one that hangs, one that trickles its answer,
 one that trickles only its body, one that answers from a script, one that speaks first, one
-whose answer never ends, and one that answers before it has read the request; and one that
-stamps each request as its host's kernel received it."""
+whose answer never ends, and one that answers before it has read the request. The one that
+stamps each request as its kernel received it is in stamping.py."""
 
 import contextlib
 import itertools
 import select
 import socket
-import struct
 import threading
 import time
 
-import httptools
 
-# Linux's SO_TIMESTAMPNS (asm-generic/socket.h), which Python's socket module does not name; the
-# control message that carries the stamp has the same number.
-SO_TIMESTAMPNS = 35
-
-
-class _RawReceiver:
+class RawReceiver:
     """A TCP listener that hands each connection to serve(conn) in a thread of its own.
 
     ``attempts`` holds, per connection, when it opened and when the client gave it up.
@@ -54,7 +47,7 @@ class _RawReceiver:
         self.server.close()
 
 
-class SilentReceiver(_RawReceiver):
+class SilentReceiver(RawReceiver):
     """Takes each connection and its request, and never answers: a receiver that hangs."""
 
     def serve(self, conn):
@@ -66,7 +59,7 @@ class SilentReceiver(_RawReceiver):
             pass
 
 
-class TricklingReceiver(_RawReceiver):
+class TricklingReceiver(RawReceiver):
     """Reads each request, then answers one byte every interval seconds and never finishes."""
 
     def __init__(self, interval):
@@ -86,7 +79,7 @@ class TricklingReceiver(_RawReceiver):
                 break
 
 
-class TricklingBodyReceiver(_RawReceiver):
+class TricklingBodyReceiver(RawReceiver):
     """Reads each request and answers its status line and headers at once, announcing a body of
     LENGTH bytes; then sends one byte of it every interval seconds, and closes after sent."""
 
@@ -116,7 +109,7 @@ class TricklingBodyReceiver(_RawReceiver):
             pass
 
 
-class ScriptedReceiver(_RawReceiver):
+class ScriptedReceiver(RawReceiver):
     """Answers the requests on each connection from a script: answer(number) gives the raw bytes
     of the answer to a connection's request number (0 first), or None to close it unanswered.
     tls, an ssl.SSLContext, serves https. ``requests`` holds (connection, number, bytes)."""
@@ -171,7 +164,7 @@ def _read_request(reader):
     return head + reader.read(length)
 
 
-class GreetingReceiver(_RawReceiver):
+class GreetingReceiver(RawReceiver):
     """Sends greeting as each connection opens, without waiting for a request, and closes it:
     a server of another protocol that speaks first, or one that closes at once."""
 
@@ -185,7 +178,7 @@ class GreetingReceiver(_RawReceiver):
             conn.sendall(self.greeting)
 
 
-class EndlessReceiver(_RawReceiver):
+class EndlessReceiver(RawReceiver):
     """Reads the request, sends head, then filler and more filler until the client closes: a
     header, a trailer or a body without end, as head leaves off."""
 
@@ -205,7 +198,7 @@ class EndlessReceiver(_RawReceiver):
             pass
 
 
-class EarlyAnswerReceiver(_RawReceiver):
+class EarlyAnswerReceiver(RawReceiver):
     """Reads a request's head alone, answers it, and reads nothing more: as a receiver that
     refuses a body before it comes (a 413, say). ``heads`` holds each connection's first line."""
 
@@ -223,82 +216,3 @@ class EarlyAnswerReceiver(_RawReceiver):
                 pass
             conn.sendall(self.answer)
             self._stop.wait()
-
-
-class StampingReceiver(_RawReceiver):
-    """Answers every request 200 on kept-alive connections, and keeps, for each, when its first
-    bytes reached this host's kernel (SO_TIMESTAMPNS, seconds of CLOCK_REALTIME): a stamp that
-    no busy thread of the receiver can delay. ``stamps`` holds (stamp, webhook-id)."""
-
-    ANSWER = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
-
-    def __init__(self):
-        self.stamps = []
-        super().__init__()
-        # On the listener: a connection's first bytes may arrive before it is accepted.
-        self.server.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
-
-    def serve(self, conn):
-        """Stamp and answer each request until the client closes; llhttp frames them."""
-        request = _Stamped()
-        parser = httptools.HttpRequestParser(request)
-        try:
-            while True:
-                data, request.ancillary, _, _ = conn.recvmsg(65536, socket.CMSG_SPACE(16))
-                if not data:
-                    return
-                parser.feed_data(data)
-                # Stamped and answered here, not in llhttp's callbacks, which would wrap a
-                # failure in a parser error.
-                for ancillary, headers in request.whole:
-                    self.respond(conn, _stamp(ancillary), headers)
-                request.whole.clear()
-        except OSError:
-            pass
-
-    def respond(self, conn, stamp, headers):
-        """Keep the stamp of a whole request whose headers (lower-case names) are given, and
-        answer it; a subclass answers otherwise."""
-        self.stamps.append((stamp, headers.get("webhook-id")))
-        conn.sendall(self.ANSWER)
-
-    def per_window(self, since=-float("inf"), until=float("inf")):
-        """The most requests that arrived within any one second, between since and until."""
-        return most_within_a_second(stamp for stamp, _ in self.stamps if since <= stamp < until)
-
-
-def most_within_a_second(times):
-    """The most of times (seconds) that fall within any one second."""
-    times = sorted(times)
-    most, first = 0, 0
-    for last, at in enumerate(times):
-        while at - times[first] >= 1:
-            first += 1
-        most = max(most, last - first + 1)
-    return most
-
-
-class _Stamped:
-    """llhttp's callbacks for StampingReceiver: each whole request's headers (lower-case
-    names), with the ancillary data of the read that brought its first bytes."""
-
-    def __init__(self):
-        self.ancillary, self.whole = [], []
-        self._first, self._headers = None, {}
-
-    def on_message_begin(self):
-        self._first, self._headers = self.ancillary, {}
-
-    def on_header(self, name, value):
-        self._headers[name.decode("latin-1").lower()] = value.decode("latin-1")
-
-    def on_message_complete(self):
-        self.whole.append((self._first, self._headers))
-
-
-def _stamp(ancillary):
-    for level, kind, data in ancillary:
-        if (level, kind) == (socket.SOL_SOCKET, SO_TIMESTAMPNS):
-            seconds, nanoseconds = struct.unpack("qq", data)
-            return seconds + nanoseconds / 1e9
-    raise AssertionError("a request arrived without its kernel's stamp")

@@ -8,7 +8,7 @@ import bisect
 import collections
 import itertools
 
-from harness.receivers import most_within_a_second
+from harness.stamping import most_within_a_second
 
 # Seconds a busy machine may add to a wait the database timeout bounds.
 MARGIN = 2

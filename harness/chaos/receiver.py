@@ -5,7 +5,7 @@ import select
 import threading
 import time
 
-from harness.receivers import StampingReceiver
+from harness.stamping import StampingReceiver
 
 FAILED = b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"
 # Each answer waits this long, seconds: a sender's attempts overlap only if they last a while.

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from harness.processes import wait_for
-from harness.receivers import StampingReceiver
+from harness.stamping import StampingReceiver
 from support.webhooks import create_many
 
 pytestmark = [
