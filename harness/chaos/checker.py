@@ -36,14 +36,14 @@ def acknowledged(ops):
 
 
 def lost_windows(faults):
-    """Each failover's (cut, crashed): a change acknowledged after the replica was cut off, by
-    a request begun before the primary was lost, may be lost with it."""
-    return [(fault["cut"], fault["crashed"]) for fault in faults if fault["kind"] == "failover"]
+    """Each failover's (cut, crashed, promoted): a change acknowledged after the replica was cut
+    off and before the promotion, by a request begun before the primary was lost, may be lost."""
+    return [(f["cut"], f["crashed"], f["promoted"]) for f in faults if f["kind"] == "failover"]
 
 
 def may_be_lost(op, lost):
     """Whether op's change may be lost to a failover of lost (lost_windows)."""
-    return any(op["end"] >= cut and op["start"] <= crashed for cut, crashed in lost)
+    return any(cut <= op["end"] <= up and op["start"] <= down for cut, down, up in lost)
 
 
 def follower_findings(ops, readings, follower, faults):
