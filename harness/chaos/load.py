@@ -110,7 +110,6 @@ class Load:
                 # The contract's answer to an after the server never saw: read it all again.
                 link = FIRST_PAGE
                 readings.append([])
-                continue
             if response is None or response.status != 200:
                 time.sleep(FOLLOW_PACE)
                 continue
