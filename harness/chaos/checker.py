@@ -35,24 +35,60 @@ def acknowledged(ops):
     ]
 
 
-def feed_findings(ops, feed, follower):
-    """Invariant (a) for one follower's events: no event shown twice, every acknowledged change
-    shown exactly once, and one acknowledged before another began shown first."""
-    findings, place = [], {}
-    counts = collections.Counter(event["id"] for event in feed)
-    for event_id, count in counts.items():
-        if count > 1:
-            findings.append((None, f"follower {follower} was shown event {event_id} {count} times"))
-    for position, event in enumerate(feed):
-        place.setdefault(event_key(event), []).append(position)
-    done = sorted(acknowledged(ops), key=lambda op: op["end"])
+def lost_windows(faults):
+    """Each failover's (cut, crashed, promoted): a change acknowledged after the replica was cut
+    off and before the promotion, by a request begun before the primary was lost, may be lost."""
+    return [(f["cut"], f["crashed"], f["promoted"]) for f in faults if f["kind"] == "failover"]
+
+
+def may_be_lost(op, lost):
+    """Whether op's change may be lost to a failover of lost (lost_windows)."""
+    return any(cut <= op["end"] <= up and op["start"] <= down for cut, down, up in lost)
+
+
+def follower_findings(ops, readings, follower, faults):
+    """Invariant (a) for one follower's readings of the feed (a new one begun on each 410):
+    each is shown no event twice, in order, and the last holds every acknowledged change that
+    no failover may have lost, exactly once."""
+    findings = []
+    for reading in readings[:-1]:
+        place = _places(reading)
+        findings += _twice_findings(reading, follower)
+        findings += _order_findings(_done(ops), place, follower)
+    return findings + feed_findings(ops, readings[-1], follower, lost_windows(faults))
+
+
+def feed_findings(ops, feed, follower, lost=()):
+    """Invariant (a) for one reading of the feed: no event shown twice, every acknowledged
+    change shown exactly once (or not at all if it may be lost: lost_windows), and one
+    acknowledged before another began shown first."""
+    findings, place, done = _twice_findings(feed, follower), _places(feed), _done(ops)
     for op in done:
-        shown = place.get(change_key(op["kind"], op["plant"], op["name"]), [])
-        if len(shown) != 1:
+        shown = place.get(change_key(*_named(op)), [])
+        if len(shown) > 1 or (not shown and not may_be_lost(op, lost)):
             what = f"{op['kind']} of plant {op['plant']} ({op['name']})"
             findings.append((op["end"], f"follower {follower} saw {what} {len(shown)} times"))
-    findings += _order_findings(done, place, follower)
-    return findings
+    return findings + _order_findings(done, place, follower)
+
+
+def _done(ops):
+    return sorted(acknowledged(ops), key=lambda op: op["end"])
+
+
+def _places(feed):
+    place = {}
+    for position, event in enumerate(feed):
+        place.setdefault(event_key(event), []).append(position)
+    return place
+
+
+def _twice_findings(feed, follower):
+    counts = collections.Counter(event["id"] for event in feed)
+    return [
+        (None, f"follower {follower} was shown event {event_id} {count} times")
+        for event_id, count in counts.items()
+        if count > 1
+    ]
 
 
 def _order_findings(done, place, follower):
@@ -142,11 +178,31 @@ def error_findings(ops, faults, timeout):
     """Invariant (e): no 5xx, nor a request left unanswered, outside every fault's window."""
     spans = windows(faults, timeout)
     return [
-        (op["start"], f"{op['kind']} of plant {op['plant']} on {op['host']}: {op['status']}")
+        (op["start"], f"{_described(op)}: {op['status']}")
         for op in ops
         if (op["status"] is None or op["status"] >= 500)
         and not any(start <= op["end"] and op["start"] <= end for start, end in spans)
     ]
+
+
+def refusal_findings(ops, faults):
+    """Invariant (g): a follower's page is refused with 4xx only as a 410, and only once a
+    failover has lost the primary (its after may be an event the new primary never saw)."""
+    crashes = [fault["crashed"] for fault in faults if fault["kind"] == "failover"]
+    return [
+        (op["start"], f"{_described(op)}: {op['status']}")
+        for op in ops
+        if op["kind"] == "follow"
+        and op["status"] is not None
+        and 400 <= op["status"] < 500
+        and (op["status"] != 410 or not any(at <= op["end"] for at in crashes))
+    ]
+
+
+def _described(op):
+    if op["kind"] == "follow":
+        return f"the follower on {op['host']}, GET {op['name']}"
+    return f"{op['kind']} of plant {op['plant']} on {op['host']}"
 
 
 def stall_findings(freezes, waits, arrivals, timeout):

@@ -1,6 +1,6 @@
 """The run's clients: a few threads that create, change (with If-Match) and delete plants on
 either host, each request's outcome and times kept; and a follower of the feed on each host,
-every event it was shown kept in order."""
+every event it was shown kept in order, and read again from its start on a 410."""
 
 import random
 import threading
@@ -19,14 +19,15 @@ FIRST_PAGE = "/events?limit=100"
 
 class Load:
     """CLIENTS clients and a follower per host. ``ops`` holds each request of the clients as
-    a dict (kind, host, plant, name, start, end, status: None without an answer);
-    ``feeds`` each follower's events, in the order shown."""
+    a dict (kind, host, plant, name, start, end, status: None without an answer), and each
+    page a follower was refused as one of kind "follow"; ``feeds`` each follower's readings
+    of the feed, a new one begun on each 410, each the events it was shown in order."""
 
     def __init__(self, hosts, seed):
         self.hosts = hosts
         self.seed = seed
         self.ops = []
-        self.feeds = {host.name: [] for host in hosts}
+        self.feeds = {host.name: [[]] for host in hosts}
         self._changing, self._following = threading.Event(), threading.Event()
         self._clients = [
             threading.Thread(target=self._client, args=(number,), daemon=True)
@@ -101,20 +102,35 @@ class Load:
         self._request(rng, "patch", plant, name, "PATCH", path, {"name": name}, headers)
 
     def _follow(self, host):
-        link, seen = FIRST_PAGE, self.feeds[host.name]
+        link, readings = FIRST_PAGE, self.feeds[host.name]
         while True:
             following = self._following.is_set()
-            try:
-                response = host.server.request("GET", link, token=host.server.token)
-            except CONNECTION_ERRORS:
-                response = None
+            response = self._page(host, link)
+            if response is not None and response.status == 410:
+                # The contract's answer to an after the server never saw: read it all again.
+                link = FIRST_PAGE
+                readings.append([])
             if response is None or response.status != 200:
                 time.sleep(FOLLOW_PACE)
                 continue
             events = response.json()
-            seen.extend(events)
+            readings[-1].extend(events)
             link = next_link(response)
             if not events and not following:
                 return
             if not events:
                 time.sleep(FOLLOW_PACE)
+
+    def _page(self, host, link):
+        # One page of the feed; a refused one (or none) kept in ops.
+        op = {"kind": "follow", "host": host.name, "plant": None, "name": link}
+        op["start"] = time.time()
+        try:
+            response = host.server.request("GET", link, token=host.server.token)
+        except CONNECTION_ERRORS:
+            response = None
+        op["end"] = time.time()
+        op["status"] = response and response.status
+        if op["status"] != 200:
+            self.ops.append(op)
+        return response

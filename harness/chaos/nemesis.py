@@ -11,6 +11,8 @@ HOLD = (4, 10)
 CALM = (1, 3)
 # How far a host's clock, or the database's, is put apart.
 SHIFT = 60
+# Seconds the primary takes commits alone, cut off from its replica, before it is lost.
+ALONE = (0.5, 2)
 FAULTS = (
     "freeze",
     "kill",
@@ -20,12 +22,13 @@ FAULTS = (
     "pgbouncer-restart",
     "receiver-fails",
     "receiver-hangs",
+    "failover",
 )
 
 
 class Nemesis:
     """Injects faults into a Topology; ``faults`` holds each as a dict (name, target, start,
-    healed, kind: its FAULTS entry)."""
+    healed, kind: its FAULTS entry; a failover's cut, crashed and promoted times too)."""
 
     def __init__(self, topology, seed, say=print):
         self.topology = topology
@@ -106,3 +109,17 @@ class Nemesis:
         receiver = self._receiver(fault)
         receiver.hang(self.rng.uniform(2, 5))
         return receiver.answer
+
+    def _failover(self, fault):
+        topology = self.topology
+        fault["target"] = f"port {topology.postgres.port} to port {topology.replica.port}"
+        # Whatever was acknowledged before this is on the replica once it has caught up.
+        fault["cut"] = time.time()
+        topology.replica.wait_caught_up()
+        topology.replica.cut()
+        time.sleep(self.rng.uniform(*ALONE))  # held: what the primary commits now is lost
+        topology.crash_primary()
+        fault["crashed"] = time.time()
+        topology.promote()
+        fault["promoted"] = time.time()
+        return topology.replace_replica

@@ -24,7 +24,7 @@ def history_of(topology, load, nemesis):
     """What the checker reads, from what the run kept."""
     return {
         "ops": list(load.ops),
-        "feeds": {name: list(feed) for name, feed in load.feeds.items()},
+        "feeds": {name: [list(r) for r in readings] for name, readings in load.feeds.items()},
         "arrivals": {name: list(r.arrivals) for name, r in topology.receivers.items()},
         "endpoints": {name: fields["events"] for name, fields in ENDPOINTS.items()},
         "rates": {n: f["throttle_rate"] for n, f in ENDPOINTS.items() if "throttle_rate" in f},
@@ -36,10 +36,10 @@ def history_of(topology, load, nemesis):
 def check(history):
     """Every finding of every invariant, in time order (those without a time first)."""
     ops, feeds, arrivals = history["ops"], history["feeds"], history["arrivals"]
-    events = max(feeds.values(), key=len)
-    findings = []
-    for follower, feed in feeds.items():
-        findings += checker.feed_findings(ops, feed, follower)
+    events = last_reading(feeds)
+    findings = checker.refusal_findings(ops, history["faults"])
+    for follower, readings in feeds.items():
+        findings += checker.follower_findings(ops, readings, follower, history["faults"])
     findings += checker.delivery_findings(events, history["endpoints"], arrivals)
     findings += checker.overlap_findings(arrivals)
     findings += checker.rate_findings(arrivals, history["rates"])
@@ -54,10 +54,17 @@ def check(history):
     return sorted(findings, key=lambda finding: finding[0] or 0)
 
 
+def last_reading(feeds):
+    """The longest of the followers' last readings: the events of the primary that the run
+    ended on (those lost with a primary are in no last reading)."""
+    return max((readings[-1] for readings in feeds.values()), key=len)
+
+
 def drained(topology, load):
-    """Whether every event a follower saw so far reached every endpoint subscribed to it."""
+    """Whether every event a follower saw in its last reading reached every endpoint
+    subscribed to it."""
     arrivals = {name: list(r.arrivals) for name, r in topology.receivers.items()}
-    events = max(load.feeds.values(), key=len)
+    events = last_reading(load.feeds)
     endpoints = {name: fields["events"] for name, fields in ENDPOINTS.items()}
     return not checker.delivery_findings(events, endpoints, arrivals)
 
@@ -89,9 +96,12 @@ def report(seed, history, say=print):
     findings = check(history)
     ops = history["ops"]
     done = len(checker.acknowledged(ops))
-    say(f"requests {len(ops)}, acknowledged changes {done}, faults {len(history['faults'])}")
-    for name, feed in history["feeds"].items():
-        say(f"follower {name}: {len(feed)} events")
+    lost = checker.lost_windows(history["faults"])
+    exempt = sum(checker.may_be_lost(op, lost) for op in checker.acknowledged(ops))
+    say(f"requests {len(ops)}, acknowledged changes {done} ({exempt} a failover may lose)")
+    say(f"faults {len(history['faults'])}")
+    for name, readings in history["feeds"].items():
+        say(f"follower {name}: {len(readings[-1])} events in the last of {len(readings)} readings")
     for name, arrivals in history["arrivals"].items():
         say(f"receiver {name}: {len(arrivals)} attempts")
     for at, finding in findings:

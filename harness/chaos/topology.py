@@ -1,6 +1,6 @@
-"""What a run starts: a PostgreSQL server whose clock can be stepped, PgBouncer in front of it,
-two hosts (a gunicorn and a webhook worker each, both through PgBouncer) and the receivers of
-the endpoints registered through the API."""
+"""What a run starts: a PostgreSQL server whose clock can be stepped, a streaming replica of it
+to fail over to, PgBouncer in front of the primary, two hosts (a gunicorn and a webhook worker
+each, both through PgBouncer) and the receivers of the endpoints registered through the API."""
 
 import contextlib
 import os
@@ -16,6 +16,7 @@ from support.live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
 from support.live_servers import LiveServer, environment, upgrade
 from support.local_servers import POSTGRES_OPTIONS, PostgresTemplate, PrivatePostgres, server_folder
 from support.poolers import PgBouncer
+from support.replicas import Replica, crash
 from support.tokens import TOKEN
 
 # Seconds every wait on the database is bounded by: a frozen process is found out within it.
@@ -36,17 +37,12 @@ ENDPOINTS = {
 }
 
 
-class SteppedPostgres(PrivatePostgres):
-    """A PrivatePostgres whose processes read their wall clock's shift from a file."""
+class Stepped:
+    """What a PrivatePostgres of a run adds: its processes read their wall clock's shift from
+    the run's shift file (``preload``)."""
 
     # An immediate shutdown must keep what was acknowledged: commits wait for the WAL's write.
     options = POSTGRES_OPTIONS.replace("synchronous_commit=off", "synchronous_commit=on")
-
-    def __init__(self, template, library):
-        self.shift_file = library.with_name("shift")
-        self.shift_file.write_text("0\n")
-        self.preload = {"LD_PRELOAD": str(library), "CLOCK_SHIFT_FILE": str(self.shift_file)}
-        super().__init__(template)
 
     def start(self, env=None):
         """Start the server with the library and its shift file in its environment."""
@@ -63,6 +59,26 @@ class SteppedPostgres(PrivatePostgres):
         self.shift_file.write_text(f"{seconds}\n")
 
 
+class SteppedPostgres(Stepped, PrivatePostgres):
+    """A PrivatePostgres whose processes read their wall clock's shift from a file."""
+
+    def __init__(self, template, library):
+        self.shift_file = library.with_name("shift")
+        self.shift_file.write_text("0\n")
+        self.preload = {"LD_PRELOAD": str(library), "CLOCK_SHIFT_FILE": str(self.shift_file)}
+        super().__init__(template)
+
+
+class SteppedReplica(Stepped, Replica):
+    """A streaming replica of a SteppedPostgres (or of a promoted SteppedReplica) whose clock
+    follows the same shift file: promoted, it goes on as the primary did."""
+
+    def __init__(self, primary):
+        self.shift_file = primary.shift_file
+        self.preload = primary.preload
+        super().__init__(primary)
+
+
 class Bouncer(PgBouncer):
     """PgBouncer that can be restarted on its port."""
 
@@ -71,6 +87,11 @@ class Bouncer(PgBouncer):
         self.process.send_signal(signal.SIGINT)
         self.process.wait(10)
         self._start_on(make_url(self.url).port)
+
+    def repoint(self, server_url):
+        """Send every connection to the server of server_url from now on: a restart."""
+        self.server = make_url(server_url)
+        self.restart()
 
 
 class Host:
@@ -132,7 +153,9 @@ class Topology:
         template = PostgresTemplate(bin_dir)
         self._stack.callback(template.remove)
         self.postgres = SteppedPostgres(template, self.library)
-        self._stack.callback(self.postgres.destroy)
+        self.replica = self.crashed = None
+        self._stack.callback(self._destroy_servers)
+        self.replica = SteppedReplica(self.postgres)
         self.bouncer = Bouncer(pgbouncer_program, self.postgres.url)
         self._stack.callback(self.bouncer.destroy)
         upgrade(self.bouncer.url)
@@ -157,6 +180,28 @@ class Topology:
             name: admin.register(self.receivers[name].url, **fields)
             for name, fields in ENDPOINTS.items()
         }
+
+    def _destroy_servers(self):
+        for server in (self.replica, self.postgres, self.crashed):
+            if server is not None:
+                server.destroy()
+
+    def crash_primary(self):
+        """kill -9 the primary, the replica cut off from it already."""
+        self.crashed = self.postgres
+        crash(self.crashed)
+
+    def promote(self):
+        """Promote the replica to primary and point PgBouncer at it; the hosts go on unchanged."""
+        self.replica.promote()
+        self.postgres, self.replica = self.replica, None
+        self.bouncer.repoint(self.postgres.url)
+
+    def replace_replica(self):
+        """Remove the crashed primary's files, and stream a fresh replica from the primary."""
+        self.crashed.destroy()
+        self.crashed = None
+        self.replica = SteppedReplica(self.postgres)
 
     def close(self):
         """Stop every process and server, and remove their files."""

@@ -66,6 +66,37 @@ def test_a_change_shown_before_one_that_ended_before_it_began_is_a_finding():
     assert "create of plant 2 before create of plant 1" in finding
 
 
+# A failover whose replica was cut off at 10 and whose primary was lost at 12, promoted at 13.
+FAILOVER = {"kind": "failover", "start": 9, "cut": 10, "crashed": 12, "promoted": 13, "healed": 20}
+
+
+def test_a_change_acknowledged_between_the_cut_and_the_loss_of_the_primary_may_be_lost():
+    lost = op("create", 3, 10.5, 11, name="Sage")
+    assert checker.follower_findings([*OPS, lost], [FEED], "a", [FAILOVER]) == []
+
+
+def test_a_change_acknowledged_after_the_promotion_and_missing_is_a_finding():
+    begun_after = op("create", 3, 14, 14.5, name="Sage")
+    begun_before = op("create", 4, 11.5, 13.5, name="Dill")
+    findings = checker.follower_findings([*OPS, begun_after, begun_before], [FEED], "a", [FAILOVER])
+    assert [at for at, finding in findings if "0 times" in finding] == [13.5, 14.5]
+
+
+def test_a_follower_that_read_again_after_a_410_is_judged_by_its_last_reading():
+    kept = op("create", 3, 14, 14.5, name="Sage")
+    readings = [FEED[:1], [*FEED, event("e3", "create", 3, "Sage")]]
+    assert checker.follower_findings([*OPS, kept], readings, "a", [FAILOVER]) == []
+    findings = checker.follower_findings([*OPS, kept], readings[::-1], "a", [FAILOVER])
+    assert [at for at, finding in findings if "0 times" in finding] == [3, 14.5]
+
+
+def test_a_page_refused_with_400_or_with_410_before_any_failover_is_a_finding():
+    refused = [op("follow", None, 12.5, 12.6, status=410), op("follow", None, 14, 14.1, 400)]
+    assert checker.refusal_findings(refused[:1], [FAILOVER]) == []
+    findings = checker.refusal_findings(refused, [{**FAILOVER, "crashed": 13}])
+    assert [at for at, _ in findings] == [12.5, 14]
+
+
 def test_an_event_never_delivered_to_a_subscribed_endpoint_is_a_finding():
     arrivals = {"every": [arrival("w1", 1, 1.1, "e1")], "none": []}
     endpoints = {"every": ["plant.created"], "none": ["plant.deleted"]}
