@@ -86,7 +86,7 @@ class Nemesis:
 
     def _postgres_clock(self, fault):
         shift = self.rng.uniform(-SHIFT, SHIFT)
-        fault["target"] = f"{shift:+.1f} s"
+        fault["target"], fault["step"] = f"{shift:+.1f} s", shift
         self.topology.postgres.step_clock(shift)
         return lambda: self.topology.postgres.step_clock(0)
 

@@ -8,16 +8,19 @@ import tempfile
 import time
 from pathlib import Path
 
+from app.webhooks.worker.ledger import LEASE_MARGIN
 from harness.chaos import checker
 from harness.chaos.load import Load
 from harness.chaos.nemesis import Nemesis
-from harness.chaos.topology import DATABASE_TIMEOUT, ENDPOINTS, Topology
+from harness.chaos.topology import DATABASE_TIMEOUT, ENDPOINTS, SETTINGS, Topology
 from harness.processes import wait_for
 from support.local_servers import postgres_bin_dir
 from support.poolers import pgbouncer
 
 # Seconds the deliveries may take to drain once every fault is healed.
 DRAIN = 60
+# A claim's lease, as the worker sets it from the run's settings (Ledger.lease).
+LEASE = 2 * SETTINGS["WEBHOOK_TIMEOUT"] + DATABASE_TIMEOUT + LEASE_MARGIN
 
 
 def history_of(topology, load, nemesis):
@@ -30,6 +33,7 @@ def history_of(topology, load, nemesis):
         "rates": {n: f["throttle_rate"] for n, f in ENDPOINTS.items() if "throttle_rate" in f},
         "faults": list(nemesis.faults),
         "timeout": DATABASE_TIMEOUT,
+        "lease": LEASE,
     }
 
 
@@ -41,7 +45,9 @@ def check(history):
     for follower, readings in feeds.items():
         findings += checker.follower_findings(ops, readings, follower, history["faults"])
     findings += checker.delivery_findings(events, history["endpoints"], arrivals)
-    findings += checker.overlap_findings(arrivals)
+    findings += checker.overlap_findings(
+        arrivals, list(lapses(history["faults"], history["lease"]))
+    )
     findings += checker.rate_findings(arrivals, history["rates"])
     findings += checker.error_findings(ops, history["faults"], history["timeout"])
     freezes = [
@@ -52,6 +58,15 @@ def check(history):
     waits = checker.waits(ops, events, history["endpoints"], arrivals)
     findings += checker.stall_findings(freezes, waits, arrivals, history["timeout"])
     return sorted(findings, key=lambda finding: finding[0] or 0)
+
+
+def lapses(faults, lease):
+    """The windows, a lease long, after each step forward of the database's clock longer than a
+    lease: when a fault stepped it forward, or its heal did."""
+    for fault in faults:
+        if fault["kind"] == "postgres-clock" and abs(fault["step"]) > lease:
+            at = fault["start"] if fault["step"] > 0 else fault["healed"]
+            yield at, at + lease
 
 
 def last_reading(feeds):

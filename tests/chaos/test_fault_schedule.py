@@ -111,6 +111,16 @@ def test_a_webhook_id_in_flight_twice_at_once_is_a_finding():
     assert checker.overlap_findings(overlapping) == [(1.5, "r had w1 in flight twice")]
 
 
+def test_in_flight_twice_after_the_database_clock_stepped_past_a_lease_is_no_finding():
+    step = {"kind": "postgres-clock", "step": 20.0, "start": 1.0, "healed": 8.0}
+    small = {**step, "step": 5.0}
+    overlapping = {"r": [arrival("w1", 1, 2), arrival("w1", 1.5, 3)]}
+    assert checker.overlap_findings(overlapping, list(run.lapses([step], 9))) == []
+    later = {"r": [arrival("w1", 11, 12), arrival("w1", 11.5, 13)]}
+    assert checker.overlap_findings(later, list(run.lapses([step], 9))) != []
+    assert checker.overlap_findings(overlapping, list(run.lapses([small], 9))) != []
+
+
 def test_rate_plus_two_attempts_in_a_second_is_a_finding():
     at_rate = {"r": [arrival(f"w{n}", 10 + n / 4, 10 + n / 4) for n in range(2)]}
     assert checker.rate_findings(at_rate, {"r": 1}) == []
