@@ -2,10 +2,12 @@
 transaction that writes several rows opens no epoch; a copy whose transaction counter lands
 inside the copied range shows every event at once, in order; and an `after` that the feed cannot
 have given, before its start, is a 400 on both backends; after a failover to a promoted replica,
-an `after` the replica never saw is a 410, and nothing written since is skipped."""
+an `after` the replica never saw is a 410, and nothing written since is skipped. An owner role
+without superuser reads the cluster's identity, as a PaaS grants it."""
 
 import psycopg
 import pytest
+from sqlalchemy.engine import make_url
 
 from app import database
 from app.events import store
@@ -162,3 +164,22 @@ def test_after_a_failover_a_lost_after_is_a_410_and_nothing_written_since_is_ski
         receiver.close()
         replica.destroy()
     assert receiver.unverified == []
+
+
+@pytest.mark.e2e
+def test_an_owner_role_without_superuser_migrates_writes_and_reads_the_feed(private_postgres):
+    # As a PaaS grants it: a login role that owns its database, and nothing more.
+    with psycopg.connect(driver_url(private_postgres.url), autocommit=True) as admin:
+        admin.execute("CREATE ROLE plantstore_owner LOGIN NOSUPERUSER")
+        admin.execute("CREATE DATABASE owned OWNER plantstore_owner")
+    url = make_url(private_postgres.url).set(username="plantstore_owner", database="owned")
+    owned = url.render_as_string(hide_password=False)
+    upgrade(owned)
+    app = app_on(owned)
+    client = app.test_client()
+    create(client, 1, 2)
+    assert [event["data"]["id"] for event in feed(client)] == [1, 2]
+    with psycopg.connect(driver_url(owned)) as conn:
+        identity = conn.execute("SELECT system_identifier, timeline FROM feed_epochs").fetchall()
+        assert identity == [conn.execute("SELECT * FROM plantstore_cluster()").fetchone()]
+    database.of(app).dispose()
