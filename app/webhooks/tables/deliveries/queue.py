@@ -47,23 +47,37 @@ def insert(db, cursor, rows):
         cursor.executemany(INSERT[db.dialect], rows)
 
 
-# Due or lost (lease run out) deliveries of one receiver, most overdue first.
-DUE = Statement(
-    select(c.id, c.event, c.body, c.attempts, c.event_id)
-    .where(
-        c.receiver == RECEIVER,
-        c.status == inline(PENDING),
-        # Never attempted is due at once: a step back of the database's clock (up to STEP_MOST)
-        # must not put off what was written due "now" before it. The range keeps the index's.
-        c.next_attempt_at <= Now("soon", later=True),
-        or_(c.next_attempt_at <= NOW, c.attempts == inline(0)),
-        or_(c.claimed_until.is_(None), c.claimed_until < NOW),
+def _due(*when):
+    # Due or lost (lease run out) deliveries of one receiver, most overdue first.
+    return (
+        select(c.id, c.event, c.body, c.attempts, c.event_id)
+        .where(
+            c.receiver == RECEIVER,
+            c.status == inline(PENDING),
+            *when,
+            or_(c.claimed_until.is_(None), c.claimed_until < NOW),
+        )
+        .order_by(c.next_attempt_at)
+        .limit(LIMIT)
+        .with_for_update(skip_locked=True)
     )
-    .order_by(c.next_attempt_at)
-    .limit(LIMIT)
-    .with_for_update(skip_locked=True),
+
+
+DUE = Statement(
+    {
+        # One host's clock, which its own writes follow: due by it alone.
+        "sqlite": _due(c.next_attempt_at <= NOW),
+        # Never attempted is due at once: a step back of the database's clock (up to
+        # STEP_MOST) must not put off what was written due "now" before it. The range keeps
+        # the index's.
+        "postgresql": _due(
+            c.next_attempt_at <= Now("soon", later=True),
+            or_(c.next_attempt_at <= NOW, c.attempts == inline(0)),
+        ),
+    },
     "Due",
 )
+
 CLAIM = Statement(
     update(deliveries)
     .where(c.id == ID)
