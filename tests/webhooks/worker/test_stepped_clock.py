@@ -10,7 +10,7 @@ import time
 import pytest
 
 from harness.processes import wait_for
-from harness.receivers import StampingReceiver
+from harness.stamping import StampingReceiver
 from support.clocks import build_clock_shift, stepped_postgres
 from support.live_servers import upgrade
 from support.webhooks import create_many
