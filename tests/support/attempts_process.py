@@ -11,9 +11,9 @@ import subprocess
 import sys
 
 from app.webhooks.worker.sender import Answer
+from harness.processes import ROOT
 from support.sending import at_once, send
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Longer than any run of attempts that each end by their deadline.
 RUN_TIMEOUT = 60
 
