@@ -14,6 +14,8 @@ TIMEOUT = 1
 # What a busy machine may add to an attempt that answers at once or ends at its deadline.
 MARGIN = 1
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+# Seconds between the attempts of until().
+PAUSE = 0.05
 
 
 def send(url, times=1, guarded=False, allowed=(), nameservers=(), body=b"{}"):
@@ -63,6 +65,27 @@ def beside(url, times, others):
             await sender.close()
 
     return uvloop.run(together())
+
+
+def until(url, done, within, nameservers=()):
+    """[(Answer, seconds since the first began)] of attempts to url begun PAUSE apart, one after
+    the other on one Sender, until done() holds after one or within seconds have passed."""
+
+    async def attempting():
+        sender = Sender(TIMEOUT, [], nameservers)
+        timed, started = [], time.monotonic()
+        try:
+            while True:
+                began = time.monotonic() - started
+                answer, _ = await _timed(sender, url, False, len(timed), b"{}")
+                timed.append((answer, began))
+                if done() or time.monotonic() - started >= within:
+                    return timed
+                await asyncio.sleep(PAUSE)
+        finally:
+            await sender.close()
+
+    return uvloop.run(attempting())
 
 
 async def _timed(sender, url, guarded, number, body):

@@ -1,7 +1,8 @@
 """New connections to receivers: their host's addresses (resolver.py), each judged by the guard
 as it is tried when the receiver is an endpoint, tried in the order and at the pace of RFC 8305
 (Happy Eyeballs, as aiohttp connects): the next address begins when one fails, or 0.25 s after
-it began, and the first to connect wins.
+the one before began, and the first to connect wins. Two attempts of a family are in flight at
+most: the oldest is given up for the next, as curl gives up its oldest past six in all.
 
 Each address is connected to as an IP literal, which neither asyncio's loop nor uvloop's looks
 up again: uvloop's sock_connect would, in libuv's few threads, where a hung lookup waits too."""
@@ -14,6 +15,9 @@ from ..security import guard
 
 # Seconds before the next of a name's addresses is tried beside the first (RFC 8305, aiohttp's).
 HAPPY_EYEBALLS_DELAY = 0.25
+# Attempts of a family in flight at most: one given up has had 0.5 s, past a round trip across
+# the world by cable (one would allow 0.25 s), and names with two a family or fewer go as before.
+IN_FLIGHT_PER_FAMILY = 2
 
 
 class NotPublic(OSError):
@@ -65,21 +69,25 @@ def _interleaved(addresses):
 
 
 async def _first(loop, starts):
-    """The result of the first of starts, (coroutine function, *args), to return; each starts
-    when the one before fails or HAPPY_EYEBALLS_DELAY after it started. The others are cancelled,
-    and closed should they connect all the same."""
-    running, errors = set(), []
+    """The result of the first of starts, (coroutine function, family, address), to return; each
+    starts when one before fails or HAPPY_EYEBALLS_DELAY after the one before started, the oldest
+    of its family given up when IN_FLIGHT_PER_FAMILY of them are in flight. The others are
+    cancelled, and closed should they connect all the same."""
+    running, errors = {}, []  # each attempt in flight: its family, the oldest first
     waiting = list(starts)
     try:
         while waiting or running:
             if waiting:
-                function, *args = waiting.pop(0)
-                running.add(loop.create_task(function(*args)))
-            done, running = await asyncio.wait(
+                function, family, address = waiting.pop(0)
+                _make_room(running, family)
+                running[loop.create_task(function(family, address))] = family
+            done, _ = await asyncio.wait(
                 running,
                 timeout=HAPPY_EYEBALLS_DELAY if waiting else None,
                 return_when=asyncio.FIRST_COMPLETED,
             )
+            for task in done:
+                del running[task]
             won = [task for task in done if task.exception() is None]
             for task in won[1:]:
                 _close(task)
@@ -88,9 +96,21 @@ async def _first(loop, starts):
             errors += [task.exception() for task in done]
     finally:
         for task in running:
-            task.cancel()
-            task.add_done_callback(_close)
+            _give_up(task)
     raise _one_error(errors)
+
+
+def _make_room(running, family):
+    # The oldest of family's attempts given up when it has as many in flight as it may.
+    same = [task for task, each in running.items() if each == family]
+    if len(same) >= IN_FLIGHT_PER_FAMILY:
+        del running[same[0]]
+        _give_up(same[0])
+
+
+def _give_up(task):
+    task.cancel()
+    task.add_done_callback(_close)
 
 
 def _close(task):

@@ -1,7 +1,7 @@
 """New connections, in process on uvloop against a name server of the test's own: a name's
 addresses tried as Happy Eyeballs says (in aiohappyeyeballs' order, the next when one fails, or
-0.25 s after it began), the first to connect taken and the others closed; an endpoint's
-addresses each judged by the guard before they are tried."""
+0.25 s after it began), the first to connect taken and the others closed, no more than two of a
+family in flight; an endpoint's addresses each judged by the guard before they are tried."""
 
 import ipaddress
 import socket
@@ -11,30 +11,34 @@ from aiohappyeyeballs.impl import _interleave_addrinfos
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.webhooks.worker.dialer import HAPPY_EYEBALLS_DELAY, _interleaved
+from app.webhooks.worker.dialer import HAPPY_EYEBALLS_DELAY, IN_FLIGHT_PER_FAMILY, _interleaved
 from app.webhooks.worker.sender import Answer
-from support.sending import OK, answers, send
+from support.connecting import Connecting
+from support.sending import OK, TIMEOUT, answers, at_deadline, send
 
 NAME = "shop.example"
 # Loopback addresses beside 127.0.0.1: nothing listens there unless a test says so.
 SWALLOWING, REFUSING = "127.0.0.2", "127.0.0.3"
+# Sixty more, for a name with as many addresses that swallow packets.
+SIXTY = [f"127.0.1.{number}" for number in range(1, 61)]
 
 
 @pytest.fixture
 def swallowing():
-    """listen(port): a listener on SWALLOWING:port whose backlog is full, so that the SYN of a
-    new connection gets no answer at all, as from an address that swallows packets."""
+    """listen(port, address=SWALLOWING): a listener on address:port whose backlog is full, so
+    that the SYN of a new connection gets no answer at all, as from an address that swallows
+    packets."""
     made = []
 
-    def listen(port):
+    def listen(port, address=SWALLOWING):
         listener = socket.socket()
-        listener.bind((SWALLOWING, port))
+        listener.bind((address, port))
         listener.listen(0)
         made.append(listener)
         for _ in range(3):  # the queue Linux keeps for a backlog of 0, and more
             client = socket.socket()
             client.setblocking(False)
-            client.connect_ex((SWALLOWING, port))
+            client.connect_ex((address, port))
             made.append(client)
 
     yield listen
@@ -48,11 +52,16 @@ def on(receiver, name_server, *addresses):
     return receiver.url.replace("127.0.0.1", NAME)
 
 
+def port_of(receiver):
+    """The port a receiver listens on."""
+    return int(receiver.url.rsplit(":", 1)[1].split("/")[0])
+
+
 def test_an_address_that_swallows_packets_gives_way_to_the_next_after_the_delay(
     scripted, name_server, swallowing
 ):
     receiver = scripted(lambda number: OK)
-    swallowing(int(receiver.url.rsplit(":", 1)[1].split("/")[0]))
+    swallowing(port_of(receiver))
     url = on(receiver, name_server, SWALLOWING, "127.0.0.1")
     [(answer, took)] = send(url, nameservers=[name_server.address])
     assert answer == Answer(None, 200)
@@ -66,6 +75,38 @@ def test_an_address_that_refuses_gives_way_to_the_next_at_once(scripted, name_se
     [(answer, took)] = send(url, nameservers=[name_server.address])
     assert answer == Answer(None, 200)
     assert took < HAPPY_EYEBALLS_DELAY
+
+
+def test_sixty_addresses_that_swallow_packets_hold_two_sockets_at_a_time(
+    scripted, name_server, swallowing
+):
+    # Before, one socket more every 0.25 s, each held to the deadline: 20 in a 5 s attempt.
+    receiver = scripted(lambda number: OK)
+    for address in SIXTY:
+        swallowing(port_of(receiver), address)
+    url = on(receiver, name_server, *SIXTY)
+    with Connecting(SIXTY, port_of(receiver)) as connecting:
+        [(answer, took)] = send(url, nameservers=[name_server.address])
+    assert answer == Answer("timeout")
+    assert at_deadline(took), took
+    assert connecting.most == IN_FLIGHT_PER_FAMILY
+    # Still the next address every 0.25 s, the oldest of the two given up for it.
+    assert len(connecting.tried) >= TIMEOUT / HAPPY_EYEBALLS_DELAY - 1
+
+
+def test_an_address_after_three_that_swallow_packets_is_reached_two_sockets_at_a_time(
+    scripted, name_server, swallowing
+):
+    receiver = scripted(lambda number: OK)
+    for address in SIXTY[:3]:
+        swallowing(port_of(receiver), address)
+    url = on(receiver, name_server, *SIXTY[:3], "127.0.0.1")
+    with Connecting(SIXTY[:3], port_of(receiver)) as connecting:
+        [(answer, took)] = send(url, nameservers=[name_server.address])
+    assert answer == Answer(None, 200)
+    assert 3 * HAPPY_EYEBALLS_DELAY - 0.01 < took < TIMEOUT, took
+    assert connecting.most == IN_FLIGHT_PER_FAMILY
+    assert len(receiver.requests) == 1
 
 
 @pytest.mark.parametrize(
