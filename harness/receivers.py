@@ -1,7 +1,7 @@
 """Webhook receivers that misbehave on the wire: one that hangs, one that trickles its answer,
-one that trickles only its body, one that answers from a script, one that speaks first, one
-whose answer never ends, and one that answers before it has read the request. The one that
-stamps each request as its kernel received it is in stamping.py."""
+one that trickles only its body, one that answers from a script (at once, or in pieces paced
+apart), one that speaks first, one whose answer never ends, and one that answers before it has
+read the request. The one that stamps each request as its kernel received it is in stamping.py."""
 
 import contextlib
 import itertools
@@ -138,11 +138,38 @@ class ScriptedReceiver(RawReceiver):
                 answer = self.answer(number)
                 if answer is None:
                     return
-                conn.sendall(answer)
+                self.send(conn, answer)
         except OSError:
             pass
         finally:
             conn.close()
+
+    def send(self, conn, answer):
+        """Send one answer whole."""
+        conn.sendall(answer)
+
+
+class PacedReceiver(ScriptedReceiver):
+    """A ScriptedReceiver whose answer(number) gives an answer's pieces, sent one at a time
+    pause seconds apart: bursts, trickles, or both; pieces without end are sent until the client
+    closes (or the receiver does)."""
+
+    def __init__(self, answer, pause, host="127.0.0.1"):
+        self.pause = pause
+        super().__init__(answer, host=host)
+
+    def send(self, conn, answer):
+        """Send each piece of answer, the pause before each but the first."""
+        for number, piece in enumerate(answer):
+            if number and (_closed(conn, self.pause) or self._stop.is_set()):
+                raise ConnectionResetError("the client closed")
+            conn.sendall(piece)
+
+
+def _closed(conn, timeout):
+    # Whether the client closed within timeout, the bytes it sent left unread.
+    readable, _, _ = select.select([conn], [], [], timeout)
+    return bool(readable) and not conn.recv(1, socket.MSG_PEEK)
 
 
 def _read_request(reader):

@@ -1,6 +1,6 @@
 """The sender's attempts as the worker makes them, on uvloop's loop as the worker runs, one
-after the other or all at once on one Sender, against receivers on the wire; and the raw answers
-those receivers give."""
+after the other, all at once, or one after the other beside others at once, on one Sender,
+against receivers on the wire; and the raw answers those receivers give."""
 
 import asyncio
 import time
@@ -42,6 +42,23 @@ def at_once(urls, nameservers=()):
         try:
             sends = (_timed(sender, url, False, n, b"{}") for n, url in enumerate(urls))
             return await asyncio.gather(*sends)
+        finally:
+            await sender.close()
+
+    return uvloop.run(together())
+
+
+def beside(url, times, others):
+    """[(Answer, seconds)] of times attempts to url, one after the other on one Sender, and those
+    of an attempt to each of others, all begun with the first and run on the same Sender."""
+
+    async def together():
+        sender = Sender(TIMEOUT, [])
+        try:
+            sends = (_timed(sender, other, False, n, b"{}") for n, other in enumerate(others))
+            besides = asyncio.gather(*sends)
+            timed = [await _timed(sender, url, False, n, b"{}") for n in range(times)]
+            return timed, await besides
         finally:
             await sender.close()
 

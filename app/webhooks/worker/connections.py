@@ -4,8 +4,11 @@ kept in a pool per origin (pools.py). No task and no stream: the parser's callba
 attempt's future.
 
 A connection carries the next request only when this one was written whole and its answer read
-whole, with nothing after it (h11's and httpcore's rule): bytes that come with no attempt in
-flight, or after an answer, close it, so that no answer is ever read as another request's."""
+whole, still kept alive at its end (a trailer may say close), with nothing after it (h11's and
+httpcore's rule): bytes that come with no attempt in flight, or after an answer, close it, so
+that no answer is ever read as another request's. An answer's head (interim answers with it) is
+counted as its bytes arrive, however they are split, and never given to the parser past its
+limit."""
 
 import asyncio
 
@@ -13,8 +16,11 @@ import httptools
 
 # Largest answer body read to keep the connection for the next delivery; a longer one closes it.
 KEEP_BODY_LIMIT = 64 * 1024
-# Largest head of an answer (status line, headers, trailers): a longer one fails the attempt.
+# Largest head of an answer (interim answers, status line, headers): a longer one fails the
+# attempt; an answer's framing and trailers past it close the connection.
 HEAD_LIMIT = 64 * 1024
+# Most interim (1xx) answers before the final one (Go's client's cap): each costs a parse.
+INTERIM_LIMIT = 5
 # The leniencies aiohttp's response parser turns on in llhttp, and no other.
 AIOHTTP_LENIENCIES = {
     "lenient_headers": True,
@@ -39,28 +45,30 @@ class BadAnswer(ConnectionError):
         super().__init__(f"ClientResponseError: {why}" if why else "ClientResponseError")
 
 
-class Stray(Exception):
-    """An answer begins after the final one: the parser stops before reading it."""
+class Stop(Exception):
+    """Raised in a callback to stop the parser: an answer begins after the final one, or the
+    attempt has already failed."""
 
 
 class Connection(asyncio.Protocol):
     """One connection to a receiver: exchange() writes a request and gives a future of the
     answer's status and Retry-After. The status decides the attempt; a body with a length, or
     chunked, is read within the deadline to keep the connection, and a body that runs past the
-    deadline or KEEP_BODY_LIMIT, or has no end but the connection's, closes it."""
+    deadline or its limits, or has no end but the connection's, closes it."""
 
     def __init__(self, pool):
         self.pool = pool
         self.transport = None
-        # One parser for every answer: a connection is kept only with nothing left in it.
+        # One parser for every answer: a connection is kept only with nothing left in it, and
+        # only when the answer that ended last kept it (a trailer may say close).
         self.parser = httptools.HttpResponseParser(self)
         self.parser.set_dangerous_leniencies(**AIOHTTP_LENIENCIES)
         self.answer = None
         self.deadline = 0.0
         self.timer = None
         self.status = self.retry_after = None
-        self.body = self.head = self.unread = 0
-        self.progressed = self.complete = self.stray = False
+        self.read = self.body = self.interim = 0
+        self.complete = self.keep = self.stray = False
         self.idle_since = 0.0
 
     def connection_made(self, transport):
@@ -76,8 +84,8 @@ class Connection(asyncio.Protocol):
         loop = self.pool.loop
         self.answer = loop.create_future()
         self.status = self.retry_after = None
-        self.body = self.head = self.unread = 0
-        self.complete = self.stray = False
+        self.read = self.body = self.interim = 0
+        self.complete = self.keep = self.stray = False
         self.deadline = deadline
         if self.timer is None:
             self.timer = loop.call_at(deadline, self._expire)
@@ -85,15 +93,41 @@ class Connection(asyncio.Protocol):
         return self.answer
 
     def data_received(self, data):
-        """asyncio: bytes of the answer."""
+        """asyncio: bytes of the answer. The head is never given to the parser past its limit,
+        however the bytes are split: httptools keeps an unfinished header whole."""
         if self.answer is None:
             self.close()  # bytes nobody asked for: what follows cannot be trusted
             return
-        self.progressed, size = False, len(data)
+        room = HEAD_LIMIT - self.read
+        if self.status is None and len(data) > room:
+            self._feed(data[:room])
+            if self.answer is not None and self.status is None:
+                self._fail(BadAnswer(f"the answer's head is over {HEAD_LIMIT} bytes"))
+            data = data[room:]
+        if self.answer is not None:
+            self._feed(data)
+        if self.answer is None:
+            return  # settled as it was read: the connection is closed
+        if self.status is not None and self.read - self.body > HEAD_LIMIT:
+            self._settle(None)  # framing and trailers past the head's limit: the status stands
+        elif self.complete:
+            # Whole: the connection carries the next request only if the answer kept it,
+            # nothing came after it, and the request was written whole (an early answer may
+            # leave some unsent).
+            answer, self.answer = self.answer, None
+            answer.set_result((self.status, self.retry_after))
+            if self.stray or not self.keep or self.transport.get_write_buffer_size():
+                self.close()
+            else:
+                self.pool.give_back(self)
+
+    def _feed(self, data):
+        # Every byte read is counted before the parser keeps any of it.
+        self.read += len(data)
         try:
             # llhttp passes over a CR or LF after an answer unseen: a last byte that is one goes
             # alone, so that the bytes before it tell whether the answer had ended.
-            if size > 1 and data[-1] in b"\r\n":
+            if len(data) > 1 and data[-1] in b"\r\n":
                 self.parser.feed_data(data[:-1])
                 self.stray = self.complete
                 data = data[-1:]
@@ -102,35 +136,15 @@ class Connection(asyncio.Protocol):
         except (httptools.HttpParserError, httptools.HttpParserUpgrade):  # no HTTP after it
             if not self.complete:
                 self._settle(BadAnswer())
-                return
             self.stray = True  # bytes after the answer
-        if self.answer is None:
-            return  # settled as it was read: the connection is closed
-        # Bytes that ended no line (the status line's too) and no piece of body wait in the
-        # parser: counted, so that a head without end fails before it costs the worker memory.
-        self.unread = 0 if self.progressed else self.unread + size
-        if self.head + self.unread > HEAD_LIMIT:
-            self._fail(BadAnswer(f"the answer's head is over {HEAD_LIMIT} bytes"))
-        elif self.complete:
-            # Whole: the connection carries the next request only if nothing came after the
-            # answer and the request was written whole (an early answer may leave some unsent).
-            answer, self.answer = self.answer, None
-            answer.set_result((self.status, self.retry_after))
-            if self.stray or self.transport.get_write_buffer_size():
-                self.close()
-            else:
-                self.pool.give_back(self)
 
     def on_message_begin(self):
         """llhttp: an answer starts; after the final one, a stray stops the parser at once."""
-        self.progressed = True
         if self.complete:
-            raise Stray()
+            raise Stop()
 
     def on_header(self, name, value):
         """llhttp: one header of the answer, or of its trailers, whole."""
-        self.progressed = True
-        self.head += len(name) + len(value) + 4
         # The first, as aiohttp reads it; a trailer never changes what the head said.
         if self.status is None and len(name) == 11 and name.lower() == b"retry-after":
             self.retry_after = self.retry_after or value
@@ -138,10 +152,13 @@ class Connection(asyncio.Protocol):
     def on_headers_complete(self):
         """llhttp: the status is in; the body of an answer that ends its connection is not
         waited for. HTTP/1.0 ends it, whatever it says (h11's rule)."""
-        self.progressed = True
         status = self.parser.get_status_code()
         if 100 <= status < 200 and status != 101:
             self.retry_after = None  # informational: the answer follows
+            self.interim += 1
+            if self.interim > INTERIM_LIMIT:
+                self._fail(BadAnswer(f"more than {INTERIM_LIMIT} interim answers"))
+                raise Stop()
             return
         self.status = status
         if not self.parser.should_keep_alive() or self.parser.get_http_version() != "1.1":
@@ -149,21 +166,16 @@ class Connection(asyncio.Protocol):
 
     def on_body(self, body):
         """llhttp: a piece of the body, counted only."""
-        self.progressed = True
         self.body += len(body)
         if self.body > KEEP_BODY_LIMIT:
             self._settle(None)
 
-    def on_chunk_header(self):
-        """llhttp: a chunk's size line, whole."""
-        self.progressed = True
-
     def on_message_complete(self):
         """llhttp: an answer's end; the final one's decides the attempt once the bytes that
-        came with it are read."""
-        self.progressed = True
+        came with it are read, and keeps the connection if its trailers did not end it."""
         if self.status is not None and self.answer is not None:
             self.complete = True
+            self.keep = self.parser.should_keep_alive()
 
     def connection_lost(self, exc):
         """asyncio: closed, by either side."""
