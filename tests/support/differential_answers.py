@@ -12,32 +12,57 @@ from hypothesis import strategies as st
 # The contract's limits (i57): the head that fails an attempt, the body and the bytes that are
 # not body that a connection kept for the next request may have carried.
 LIMIT = 65536
-ENDS = [b"\r\n", b"\n"]
+# Strategies made once: hypothesis validates each new one, and caches none made of a list.
+ENDS = st.sampled_from((b"\r\n", b"\n"))
 # Header lines as receivers send them, well formed, lenient (aiohttp accepts) or refused.
-HEADERS = [
-    b"Server: receiver",
-    b"X-Note:",
-    b"X-Note: a\tb",
-    b"X-Note: a\x01b",
-    b"X-Note: caf\xc3\xa9",
-    b"Retry-After: 5",
-    b"Retry-After:  7 ",
-    b"Retry-After: Wed, 21 Oct 2015 07:28:00 GMT",
-    b"X-Note : spaced",
-    b"Content-Length: x",
-    b"X-Folded: a{end} b",
-]
-INTERIM_HEADERS = [b"Link: </style.css>; rel=preload", b"Retry-After: 9", b"X-Hint: a"]
-STATUSES = [200, 201, 204, 301, 304, 400, 404, 410, 429, 500, 503]
-CONNECTION = [b"Connection: close", b"Connection: keep-alive", b"connection: CLOSE"]
-TRAILERS = [b"X-Trailer: t", b"Retry-After: 3000", *CONNECTION]
-STRAYS = [
-    b"HTTP/1.1 200 OK{end}X-Stray: ",
-    b"HTTP/1.1 204 No Content{end}{end}",
-    b"{end}",
-    b"\x00junk",
-]
-SIZES = [b"%x", b"%X", b"%x;ext=1", b"%x  ", b"%x;e=" + b"a" * 70_000]
+HEADERS = st.lists(
+    st.sampled_from(
+        (
+            b"Server: receiver",
+            b"X-Note:",
+            b"X-Note: a\tb",
+            b"X-Note: a\x01b",
+            b"X-Note: caf\xc3\xa9",
+            b"Retry-After: 5",
+            b"Retry-After:  7 ",
+            b"Retry-After: Wed, 21 Oct 2015 07:28:00 GMT",
+            b"X-Note : spaced",
+            b"Content-Length: x",
+            b"X-Folded: a{end} b",
+        )
+    ),
+    max_size=3,
+)
+INTERIM = st.tuples(
+    st.sampled_from((b"HTTP/1.1 100 Continue", b"HTTP/1.1 103 Early Hints")),
+    st.lists(st.sampled_from((b"Link: </a.css>; rel=preload", b"Retry-After: 9")), max_size=2),
+)
+STATUS = st.tuples(
+    st.sampled_from((200, 201, 204, 301, 304, 400, 404, 410, 429, 500, 503)),
+    st.sampled_from((b" Reason", b" ", b"")),
+)
+CONNECTION = (b"Connection: close", b"Connection: keep-alive", b"connection: CLOSE")
+TRAILERS = st.lists(
+    st.sampled_from((b"X-Trailer: t", b"Retry-After: 3000", *CONNECTION)), max_size=3
+)
+STRAYS = st.sampled_from(
+    (
+        b"HTTP/1.1 200 OK{end}X-Stray: ",
+        b"HTTP/1.1 204 No Content{end}{end}",
+        b"{end}",
+        b"\r",
+        b"\n",
+        b"\x00junk",
+    )
+)
+SIZES = st.sampled_from((b"%x", b"%X", b"%x;ext=1", b"%x  "))
+LONG_EXTENSION = b";e=" + b"a" * 70_000
+FRAMINGS = st.sampled_from(("length", "chunked", "none", "length and chunked", "short"))
+# A few bytes either side of a limit, one byte either side or at it most often.
+NEAR = st.integers(-1, 1) | st.integers(-4, 4)
+STEPS = st.sampled_from((0, 1000, 16384, 65535))
+# A small body: empty as often as not (hypothesis would make most of them empty).
+SMALL = st.just(b"") | st.binary(min_size=1, max_size=40)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,6 +105,12 @@ def _short(data):
     return " + ".join([*parts, repr(literal)] if literal or not parts else parts)
 
 
+def _rarely(draw, times):
+    """True once in times draws: an answer has few features that keep or end its connection
+    otherwise, so that most answers test the one they have (shrunk to False)."""
+    return draw(st.integers(0, times - 1)) == times - 1
+
+
 def _lines(lines, end):
     return b"".join(line.replace(b"{end}", end) + end for line in lines)
 
@@ -91,6 +122,11 @@ def _padding(size, end, count):
     values = [(size - count * overhead) // count] * count
     values[0] += size - count * overhead - sum(values)
     return [b"X-Pad: " + b"a" * max(0, value) for value in values]
+
+
+def _size_line(draw, size):
+    line = draw(SIZES) % size
+    return line + LONG_EXTENSION if _rarely(draw, 8) else line
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,13 +152,11 @@ class Body:
 @st.composite
 def bodies(draw):
     """A Body framed one way or another, of a few bytes or near the limit."""
-    if not draw(st.booleans()):
-        body = draw(st.binary(max_size=40))
-    else:
-        seed = draw(st.binary(min_size=1, max_size=4))
-        size = LIMIT + draw(st.integers(-4, 4))
-        body = (seed * (size // len(seed) + 1))[:size]
-    framing = draw(st.sampled_from(["length", "chunked", "none", "length and chunked", "short"]))
+    if not _rarely(draw, 3):
+        body = draw(SMALL)
+    else:  # one byte repeated: hypothesis prints it short
+        body = draw(st.binary(min_size=1, max_size=1)) * (LIMIT + draw(NEAR))
+    framing = "chunked" if draw(st.booleans()) else draw(FRAMINGS)
     if framing == "length":
         return Body(body, [b"Content-Length: %d" % len(body)], body)
     if framing == "short":
@@ -132,38 +166,38 @@ def bodies(draw):
     headers = [b"Transfer-Encoding: chunked"]
     if framing == "length and chunked":
         headers.append(b"Content-Length: %d" % len(body))
-    end = draw(st.sampled_from(ENDS))
+    end = draw(ENDS)
     cuts = sorted(draw(st.lists(st.integers(0, len(body)), max_size=3)))
     chunks = b""
     for start, stop in zip([0, *cuts], [*cuts, len(body)], strict=True):
         if stop > start:
-            chunks += draw(st.sampled_from(SIZES)) % (stop - start) + end + body[start:stop] + end
-    last = draw(st.sampled_from(SIZES)) % 0
-    trailers = tuple(draw(st.lists(st.sampled_from(TRAILERS), max_size=3)))
+            chunks += _size_line(draw, stop - start) + end + body[start:stop] + end
+    last = _size_line(draw, 0)
+    trailers = tuple(draw(TRAILERS))
     return Body(body, headers, chunks, last, trailers, end)
 
 
 @st.composite
-def heads(draw, end, framing):
+def heads(draw, end, framing, after):
     """The head of an answer: leading blank lines, interim answers, the final status line and
-    headers, its size natural, near the limit or past it by far (padding in the final head or
-    an interim's)."""
+    headers; its size natural, or it or the whole answer (after: the bytes after the head) near
+    the limit or past it by far (padding in the final head or an interim's)."""
     lead = end * draw(st.integers(0, 2))
     sections = []
     for _ in range(draw(st.integers(0, 7))):
-        status = draw(st.sampled_from([b"HTTP/1.1 100 Continue", b"HTTP/1.1 103 Early Hints"]))
-        sections.append([status, *draw(st.lists(st.sampled_from(INTERIM_HEADERS), max_size=2))])
-    version = draw(st.sampled_from([b"HTTP/1.1", b"HTTP/1.0"]))
-    reason = draw(st.sampled_from([b" Reason", b" ", b""]))
-    headers = draw(st.lists(st.sampled_from(HEADERS), max_size=3)) + framing
-    headers += draw(st.lists(st.sampled_from(CONNECTION), max_size=1))
+        status, headers = draw(INTERIM)
+        sections.append([status, *headers])
+    version = b"HTTP/1.0" if _rarely(draw, 4) else b"HTTP/1.1"
+    status, reason = draw(STATUS)
+    headers = draw(HEADERS) + framing
+    headers += [draw(st.sampled_from(CONNECTION))] if _rarely(draw, 3) else []
     headers = list(draw(st.permutations(headers)))
-    sections.append([version + b" %d" % draw(st.sampled_from(STATUSES)) + reason, *headers])
-    if draw(st.booleans()):
-        target = LIMIT + draw(st.integers(-4, 4) | st.just(5000))
-        padded = draw(st.sampled_from(range(len(sections)))) if draw(st.booleans()) else -1
+    sections.append([version + b" %d" % status + reason, *headers])
+    if _rarely(draw, 3):
+        target = LIMIT + (5000 if _rarely(draw, 4) else draw(NEAR)) - after * draw(st.booleans())
+        padded = draw(st.integers(0, len(sections) - 1)) if draw(st.booleans()) else -1
         size = target - len(lead) - sum(len(_lines(each, end) + end) for each in sections)
-        sections[padded] += _padding(size, end, draw(st.sampled_from([1, 2, 64])))
+        sections[padded] += _padding(size, end, draw(st.sampled_from((1, 2, 64))))
     return lead + b"".join(_lines(each, end) + end for each in sections)
 
 
@@ -172,22 +206,22 @@ def answers(draw):
     """An Answer: a head, a framed body, at times the bytes that are not body brought near the
     limit (by a chunk extension or a trailer), at times a stray, at times cut short (the
     receiver closes before its end); split into reads as by cuts()."""
-    end = draw(st.sampled_from(ENDS))
+    end = draw(ENDS)
     body = draw(bodies())
-    head = draw(heads(end, body.headers))
     sent = body.sent()
-    if body.end and draw(st.booleans()):
-        size = LIMIT + draw(st.integers(-4, 4)) - (len(head) + len(sent) - len(body.body))
+    head = draw(heads(end, body.headers, len(sent)))
+    if body.end and _rarely(draw, 3):
+        size = LIMIT + draw(NEAR) - (len(head) + len(sent) - len(body.body))
         if draw(st.booleans()) and size > 3:
             sent = body.sent(extension=b";p=" + b"a" * (size - 3))
         elif size > len(b"X-Pad: ") + len(body.end):
             sent = body.sent(trailer=_padding(size, body.end, 1))
-    stray = draw(st.one_of(st.just(b""), st.sampled_from(STRAYS)))
+    stray = draw(STRAYS) if _rarely(draw, 3) else b""
     data = head + sent + stray.replace(b"{end}", end)
-    if draw(st.integers(0, 3)) == 0:
-        data = data[: draw(st.integers(1, len(data)) | st.sampled_from([LIMIT + 1, len(head) - 1]))]
-    cuts = draw(splits(len(data), [LIMIT - 1, LIMIT, LIMIT + 1, len(head) - 1, len(head)]))
-    return Answer(data, cuts, draw(st.booleans()), body.trailers)
+    if _rarely(draw, 6):
+        data = data[: draw(st.integers(1, len(data)) | st.sampled_from((LIMIT + 1, len(head) - 1)))]
+    cuts = draw(splits(len(data), (LIMIT - 1, LIMIT, LIMIT + 1, len(head) - 1, len(head))))
+    return Answer(data, cuts, _rarely(draw, 4), body.trailers)
 
 
 @st.composite
@@ -197,7 +231,7 @@ def splits(draw, size, marks):
     longer than the limit spans reads)."""
     cuts = st.integers(1, max(1, size - 1)) | st.sampled_from(marks)
     chosen = set(draw(st.lists(cuts, max_size=6)))
-    step = draw(st.sampled_from([0, 1000, 16384, 65535]))
+    step = draw(STEPS)
     if step:
         chosen.update(range(draw(st.integers(1, step)), size, step))
     return tuple(sorted(cut for cut in chosen if 0 < cut < size))

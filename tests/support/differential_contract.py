@@ -35,9 +35,9 @@ def aiohttp_client(reading, answer):
 
 def head_over_limit(reading, answer, outcome):
     """An answer whose head (interim answers, leading blank lines included) is over 64 KiB
-    fails the attempt as its 65537th byte arrives, before a refusal or interim answer after it."""
-    # "An answer whose head (status line, headers, and any interim answers before them) is over
-    # 64 KiB fails the attempt", "counted as its bytes arrive".
+    fails the attempt as its 65537th byte arrives: a refusal or a sixth interim answer that
+    ends after that byte comes too late."""
+    # CONTRACT.md: "whose head ... is over 64 KiB fails the attempt", "counted as its bytes arrive".
     ends = (reading.head, reading.refused, *reading.interims[INTERIM_LIMIT:])
     if len(answer.data) > LIMIT and min((at for at in ends if at), default=LIMIT + 1) > LIMIT:
         return Outcome("head over limit", True, False)
@@ -54,36 +54,34 @@ def too_many_interim(reading, answer, outcome):
 
 def http10_closes(reading, answer, outcome):
     """An HTTP/1.0 answer closes its connection, whatever its Connection header says."""
-    # "An answer that ends its connection (`Connection: close`, ..., or HTTP/1.0) closes it".
+    # CONTRACT.md: "An answer that ends its connection (..., or HTTP/1.0) closes that connection".
     return _closed(outcome) if reading.http10 else None
 
 
 def trailer_closes(reading, answer, outcome):
     """`Connection: close` in the trailers closes the connection as in the headers."""
-    # "`Connection: close`, in its headers or its trailers, ... closes that connection".
+    # CONTRACT.md: "(`Connection: close`, in its headers or its trailers, ...) closes" it.
     closing = any(line.lower() == b"connection: close" for line in answer.trailers)
     return _closed(outcome) if closing and reading.end is not None else None
 
 
 def stray_closes(reading, answer, outcome):
     """Bytes after the answer (a blank line included) end the connection."""
-    # "bytes that a receiver sends after its answer end the connection".
+    # CONTRACT.md: "bytes that a receiver sends after its answer end the connection".
     stray = reading.end is not None and reading.end < len(answer.data)
     return _closed(outcome) if stray else None
 
 
 def body_over_keep_limit(reading, answer, outcome):
     """A body of more than 64 KiB once decoded closes the connection; the status stands."""
-    # i57: "its body (decoded bytes) is at most 65536 ... Past either limit the connection
-    # closes at once and the status stands".
+    # i57: "its body (decoded bytes) is at most 65536 ... Past either limit the connection closes".
     return _closed(outcome) if reading.body > LIMIT else None
 
 
 def framing_over_keep_limit(reading, answer, outcome):
     """More than 64 KiB of bytes that are not body (head, chunk size lines and extensions,
     trailers) closes the connection; the status stands."""
-    # "a body whose framing (chunk sizes, extensions) or trailers pass the limits ends the
-    # connection, and the status stands".
+    # CONTRACT.md: "a body whose framing (chunk sizes, extensions) or trailers pass the limits".
     over = reading.end is not None and reading.end - reading.body > LIMIT
     return _closed(outcome) if over else None
 

@@ -14,8 +14,7 @@ from aiohttp.http_parser import HttpResponseParser
 
 from support.differential_answers import LIMIT
 
-# aiohttp's limits on a line, a field and the number of headers (8190, 8190, 128), and h11's on
-# an incomplete event (16 KiB), raised: the contract's 64 KiB head is the one limit on a head.
+# Past aiohttp's line, field and header-count limits and h11's event size: only the contract's.
 UNLIMITED = 2**24
 # How far aiohttp buffers a body before it pauses reading: flow control, no part of the reading.
 BUFFER = 2**24

@@ -77,7 +77,7 @@ async def _attempt(connection, peer, answer):
         await _until(connection, lambda read=read: connection.received >= read)
     if answer.closes or not future.done():
         peer.close()
-        await _until(connection, lambda: False)
+        await _until(connection, lambda: False)  # until the Connection has seen the close
     kept = connection in connection.pool.idle and connection.transport is not None
     return Outcome(*await _answer(future), kept)
 

@@ -11,7 +11,7 @@ with h11's word on reuse where h11 reads them, except where the contract decides
 closing, strays closing, and the 64 KiB body and framing a kept connection may have carried
 (support/differential_contract.py, a function per rule, named in a failure).
 
-PLANTSTORE_DIFFERENTIAL_EXAMPLES sets how many runs hypothesis makes (default 300)."""
+PLANTSTORE_DIFFERENTIAL_EXAMPLES sets how many runs hypothesis makes (default 1500)."""
 
 import os
 
@@ -23,7 +23,7 @@ from support.differential_answers import answers
 from support.differential_contract import expected
 from support.differential_wire import connection_reads
 
-EXAMPLES = int(os.environ.get("PLANTSTORE_DIFFERENTIAL_EXAMPLES", "300"))
+EXAMPLES = int(os.environ.get("PLANTSTORE_DIFFERENTIAL_EXAMPLES", "1500"))
 
 
 @settings(
