@@ -124,6 +124,9 @@ class Connection(asyncio.Protocol):
     def _feed(self, data):
         # Every byte read is counted before the parser keeps any of it.
         self.read += len(data)
+        if self.complete:  # the rest of a read cut at the head's limit, after the answer
+            self.stray = True
+            return
         try:
             # llhttp passes over a CR or LF after an answer unseen: a last byte that is one goes
             # alone, so that the bytes before it tell whether the answer had ended.

@@ -101,6 +101,17 @@ def test_bytes_after_an_answer_close_its_connection_and_answer_no_later_request(
     assert connections(receiver) == 2
 
 
+def test_a_lone_line_end_after_an_answer_of_exactly_64_kib_closes_its_connection(scripted):
+    # The read is cut at the head's limit, where the answer ends: the CR is the cut's rest.
+    start = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Pad: "
+    whole = start + b"a" * (65536 - len(start) - 6) + b"\r\n\r\nok"
+    receiver = scripted(lambda number: None)
+    failed = b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"
+    receiver.answer = lambda number: whole + b"\r" if len(receiver.requests) == 1 else failed
+    assert answers(send(receiver.url, times=2)) == [Answer(None, 200), Answer("HTTP 500", 500)]
+    assert connections(receiver) == 2
+
+
 def test_an_answer_before_the_request_is_written_whole_closes_the_connection():
     # A body larger than the sockets' buffers, refused after its head: the rest of it is never
     # written ahead of the next request.
