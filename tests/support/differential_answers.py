@@ -9,8 +9,8 @@ import itertools
 
 from hypothesis import strategies as st
 
-# The contract's limits (i57): the head that fails an attempt, the body and the bytes that are
-# not body that a connection kept for the next request may have carried.
+# The limits (docs/webhooks.md, issue 57): the head that fails an attempt, the body and the
+# bytes that are not body that a connection kept for the next request may have carried.
 LIMIT = 65536
 # Strategies made once: hypothesis validates each new one, and caches none made of a list.
 ENDS = st.sampled_from((b"\r\n", b"\n"))

@@ -46,7 +46,7 @@ def head_over_limit(reading, answer, outcome):
 
 def too_many_interim(reading, answer, outcome):
     """The sixth interim answer fails the attempt."""
-    # i57: "INTERIM_LIMIT = 5 (Go's net/http cap). The 6th interim answer fails the attempt".
+    # docs/webhooks.md, "A head of 64 KiB at most": "A sixth interim answer fails the attempt".
     if len(reading.interims) > INTERIM_LIMIT and not outcome.head_limit:
         return Outcome("too many interim", False, False)
     return None
@@ -74,7 +74,7 @@ def stray_closes(reading, answer, outcome):
 
 def body_over_keep_limit(reading, answer, outcome):
     """A body of more than 64 KiB once decoded closes the connection; the status stands."""
-    # i57: "its body (decoded bytes) is at most 65536 ... Past either limit the connection closes".
+    # docs/webhooks.md: a body that passes 64 KiB "only closes its connection, with the status".
     return _closed(outcome) if reading.body > LIMIT else None
 
 

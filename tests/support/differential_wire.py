@@ -12,7 +12,7 @@ from support.differential_answers import LIMIT
 from support.differential_contract import Outcome
 
 REQUEST = b"POST /hook HTTP/1.1\r\nHost: receiver\r\nContent-Length: 2\r\n\r\n{}"
-# What the contract has an attempt fail with past its limits (i57).
+# What the contract has an attempt fail with past its limits (docs/webhooks.md, issue 57).
 HEAD_OVER = f"ClientResponseError: the answer's head is over {LIMIT} bytes"
 TOO_MANY_INTERIM = "ClientResponseError: more than 5 interim answers"
 # Seconds a read or a close may take to reach the Connection on a busy machine.
