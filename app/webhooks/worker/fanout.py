@@ -1,6 +1,6 @@
 """The fan-out: the worker turns each event into one delivery per receiver, off the request
-path, in the transaction that deletes the event, and writes those its windows want already
-claimed by it."""
+path, in the transaction that moves the fan-out's place in the feed past the event, and writes
+those its windows want already claimed by it."""
 
 from ... import events
 from ..tables.deliveries import queue
