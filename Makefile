@@ -9,7 +9,7 @@ PORT ?= 8000
 # have every process the suite starts compile it again.
 SOURCES := app harness tests bench clients wsgi.py gunicorn.conf.py
 
-.PHONY: run test test-tools lint bytecode client bench bench-tools bench-webhooks bench-instructions bench-split chaos clean
+.PHONY: run test test-tools lint bytecode client settings-table bench bench-tools bench-webhooks bench-instructions bench-split chaos clean
 
 # Installs requirement files into the venv, libraries' bytecode compiled: with uv (the one on
 # PATH, else pip puts it into the venv), seconds of CPU where pip takes a minute; with pip when
@@ -126,6 +126,11 @@ chaos: $(VENV)/.test test-tools bytecode
 # Regenerates the typed client in clients/python from the service's document (docs/client.md).
 client: $(VENV)/.test
 	$(BIN)/python -m clients.generate
+
+# Writes the tables of every setting into docs/configuration.md from the settings' specs
+# (app/config_spec.py); tests/test_documentation.py fails while the page and the specs differ.
+settings-table: $(VENV)/.runtime
+	$(FLASK) settings table docs/configuration.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

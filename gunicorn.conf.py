@@ -64,6 +64,8 @@ if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
 
 from prometheus_client import multiprocess  # noqa: E402 (after the directory is set)
 
+from app import FEATURES  # noqa: E402 (after the directory is set)
+
 # Imported by name: a module-level `config` would be read as gunicorn's own setting.
 from app.config import (  # noqa: E402 (after the directory is set)
     ConfigError,
@@ -77,7 +79,7 @@ from app.ratelimit import per_worker_note  # noqa: E402 (after the directory is 
 # A bad setting stops the master here, in one line. In a worker it was a traceback and "Worker
 # failed to boot"; by on_starting, gunicorn has already logged a line of its own.
 try:
-    plantstore_settings = check_environment()
+    plantstore_settings = check_environment(FEATURES)
     check_port()
     workers = worker_count(os.cpu_count() or 1)
 except ConfigError as error:

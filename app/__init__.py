@@ -10,6 +10,7 @@ from flask import Flask
 
 from . import (
     config,
+    config_docs,
     database,
     errors,
     events,
@@ -26,10 +27,15 @@ from . import (
 )
 from .openapi import docs
 
-# The features' own settings, read and checked with every other (app/config.py): by create_app,
-# and by gunicorn's master before any worker starts (gunicorn.conf.py imports app.config).
-config.add_feature(events.settings.DEFAULTS, events.settings.check)
-config.add_feature(webhooks.settings.DEFAULTS, webhooks.settings.check)
+# Every part's settings, in the order they are checked and documented: create_app reads them,
+# and so does gunicorn's master before any worker starts (gunicorn.conf.py).
+FEATURES = (
+    database.settings.FEATURE,
+    config.CORE,
+    events.settings.FEATURE,
+    webhooks.settings.FEATURE,
+    ratelimit.settings.FEATURE,
+)
 
 
 class PlantStore(Flask):
@@ -65,10 +71,11 @@ def create_app(test_config=None):
     """
     # No static folder: the service has no files of its own to serve at /static.
     app = PlantStore(__name__, instance_relative_config=True, static_folder=None)
-    config.load(app, test_config)
+    config.init_app(app, FEATURES, test_config)
+    app.cli.add_command(config_docs.settings_cli)
     jsonprovider.init_app(app)
     logs.init_app(app)
-    config.warn_unknown_variables(app.logger)
+    config.warn_unknown_variables(app)
     database.init_app(app)
     metrics.init_app(app)
     ratelimit.init_app(app)

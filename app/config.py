@@ -1,49 +1,18 @@
-"""Settings: defaults, then ``PLANTSTORE_*`` environment variables, checked once at start-up."""
+"""Settings: defaults, then ``PLANTSTORE_*`` environment variables, checked once at start-up.
+
+The features whose settings they are come from create_app (and gunicorn.conf.py), each
+declared once in its own module as a Feature (app/config_spec.py); CORE, here, is the settings
+no one feature owns.
+"""
 
 import difflib
 import os
 import re
 
 from flask import Config
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
-from .config_errors import (
-    ConfigError,
-    choice,
-    integer,
-    invalid,
-    require_int,
-    require_seconds,
-    split_list,
-)
-from .ratelimit.settings import limit_setting, storage_url_setting
-
-# Every setting: those every part shares, here, and each feature's own, added by add_feature.
-DEFAULTS = {
-    # None means "a SQLite file in the instance folder", resolved in load().
-    "DATABASE_URL": None,
-    "DATABASE_POOL_SIZE": 5,
-    # Seconds a request may wait for the database: pool, connect, locks and each statement.
-    "DATABASE_TIMEOUT": 10,
-    "SQLITE_SYNCHRONOUS": "NORMAL",
-    "API_TOKENS": "",
-    "MAX_CONTENT_LENGTH": 64 * 1024,
-    "TRUSTED_PROXIES": 0,
-    "LOG_FORMAT": "text",
-    "METRICS_TOKEN": "",
-    # Rate limits, as flask-limiter writes them ("100/second"); empty means no limit.
-    "RATE_LIMIT": "",
-    "RATE_LIMIT_UNAUTHENTICATED": "",
-    "RATE_LIMIT_STORAGE_URL": "memory://",
-    # Seconds a request may wait for the rate limit store.
-    "RATE_LIMIT_STORAGE_TIMEOUT": 0.25,
-    "RATE_LIMIT_FAIL": "open",
-}
-
-# The checks of the features' own settings, which app/__init__.py adds (add_feature): importing
-# app.config runs app/__init__.py first, so no process reads the settings without them.
-_FEATURE_CHECKS = []
+from .config_errors import ConfigError, at_least, integer, invalid, one_of, split_list
+from .config_spec import PREFIX, Feature, Setting, check, defaults
 
 # Shorter static tokens could be guessed; issued ones are 47 characters.
 MIN_TOKEN_LENGTH = 32
@@ -54,32 +23,93 @@ OTHER_VARIABLES = ("PLANTSTORE_TEST_POSTGRES_URL", "PLANTSTORE_TEST_REDIS_URL")
 # RFC 6750 b64token: what Werkzeug reads back as a bearer token.
 TOKEN_RE = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 
-
-def add_feature(defaults, check):
-    """Read a feature's settings with these: its defaults (a dict), and check(config), which
-    converts each of them in place and raises the ConfigError of the first bad one."""
-    DEFAULTS.update(defaults)
-    _FEATURE_CHECKS.append(check)
+# Where the app keeps the features create_app read its settings for.
+EXTENSION = "plantstore.features"
 
 
-def load(app, overrides=None):
-    """Fill app.config from defaults, the environment and overrides, then check it."""
-    _read(app.config, overrides)
-    if app.config["DATABASE_URL"] is None:
-        os.makedirs(app.instance_path, exist_ok=True)
-        path = os.path.join(app.instance_path, "plantstore.sqlite")
-        app.config["DATABASE_URL"] = f"sqlite:///{path}"
-    _check(app.config)
+def _token_list(variable, value):
+    tokens = split_list(variable, value)
+    for number, token in enumerate(tokens, start=1):
+        # The token itself is never shown: the message may end up in a log.
+        if not isinstance(token, str) or not TOKEN_RE.fullmatch(token):
+            raise ConfigError(
+                f"{variable}: token #{number}, of {len(str(token))} characters, is "
+                "not a valid bearer token (letters, digits and -._~+/ only)"
+            )
+        if len(token) < MIN_TOKEN_LENGTH:
+            raise ConfigError(
+                f"{variable}: token #{number} has {len(token)} characters, fewer than "
+                f"{MIN_TOKEN_LENGTH}; make one with: python3 -c 'import secrets; "
+                "print(secrets.token_urlsafe(32))'"
+            )
+    return tuple(tokens)
 
 
-def check_environment():
-    """The configuration the PLANTSTORE_* variables make; ConfigError unless it is valid."""
+def _metrics_token(variable, value):
+    if value and (not isinstance(value, str) or len(value) < MIN_TOKEN_LENGTH):
+        raise invalid(variable, f"at least {MIN_TOKEN_LENGTH} characters long", value)
+    return value
+
+
+CORE = Feature(
+    "Requests, tokens, proxies, logs, metrics",
+    (
+        Setting(
+            "API_TOKENS",
+            "",
+            _token_list,
+            "static read-write tokens, comma-separated (letters, digits and `-._~+/`), each at "
+            f"least {MIN_TOKEN_LENGTH} characters (see [tokens](tokens.md))",
+        ),
+        Setting(
+            "MAX_CONTENT_LENGTH",
+            64 * 1024,
+            at_least(1),
+            "largest request body, bytes (chunked bodies included)",
+        ),
+        Setting(
+            "TRUSTED_PROXIES",
+            0,
+            at_least(0),
+            "reverse proxies in front that set (or clear) all five `X-Forwarded-*` headers "
+            "(see [deploying](deploying.md#the-reverse-proxy))",
+        ),
+        Setting(
+            "LOG_FORMAT",
+            "text",
+            one_of(("text", "json"), str.lower),
+            "`text`, or `json` for one JSON object per line (see [logs](operating.md#logs))",
+        ),
+        Setting(
+            "METRICS_TOKEN",
+            "",
+            _metrics_token,
+            f"bearer token `/metrics` requires, at least {MIN_TOKEN_LENGTH} characters",
+            "open",
+        ),
+    ),
+)
+
+
+def init_app(app, features, overrides=None):
+    """Fill app.config with the settings of features (Feature tuples) from their defaults, the
+    environment and overrides, then check them; features_of(app) gives the features."""
+    _read(app.config, features, overrides)
+    check(features, app.config)
+    app.extensions[EXTENSION] = features
+
+
+def features_of(app):
+    """The features whose settings app.config holds, as create_app gave them."""
+    return app.extensions[EXTENSION]
+
+
+def check_environment(features):
+    """The configuration the PLANTSTORE_* variables make of features' settings; ConfigError
+    unless it is valid."""
     config = Config(os.getcwd())
-    _read(config)
-    if config["DATABASE_URL"] is None:
-        # The default file is in the app's instance folder, which only the app knows.
-        config["DATABASE_URL"] = "sqlite://"
-    _check(config)
+    _read(config, features)
+    check(features, config)
     return config
 
 
@@ -104,92 +134,20 @@ def worker_count(default):
     return number
 
 
-def warn_unknown_variables(logger):
+def warn_unknown_variables(app):
     """Log a warning for each PLANTSTORE_* variable that is no setting, with the closest one."""
-    known = [f"PLANTSTORE_{key}" for key in DEFAULTS]
+    known = [setting.variable for feature in features_of(app) for setting in feature.settings]
     for name in sorted(os.environ):
-        if name.startswith("PLANTSTORE_") and name not in known + list(OTHER_VARIABLES):
+        if name.startswith(PREFIX) and name not in known + list(OTHER_VARIABLES):
             closest = difflib.get_close_matches(name, known, n=1)
             hint = f"; did you mean {closest[0]}?" if closest else ""
-            logger.warning("%s is not a plantstore setting and is ignored%s", name, hint)
+            app.logger.warning("%s is not a plantstore setting and is ignored%s", name, hint)
 
 
-def _read(config, overrides=None):
-    config.from_mapping(DEFAULTS)
+def _read(config, features, overrides=None):
     # Each value stays the text it was given until its check converts it, so that a refusal
     # shows it as given (from_prefixed_env would read "1.0" as 1.0 and "true" as True).
-    for key in DEFAULTS:
-        if f"PLANTSTORE_{key}" in os.environ:
-            config[key] = os.environ[f"PLANTSTORE_{key}"]
+    for name, default in defaults(features).items():
+        config[name] = os.environ.get(PREFIX + name, default)
     if overrides:
         config.from_mapping(overrides)
-
-
-def _check(config):
-    for key in ("DATABASE_POOL_SIZE", "MAX_CONTENT_LENGTH"):
-        require_int(config, key, minimum=1)
-    require_seconds(config, "DATABASE_TIMEOUT")
-    require_int(config, "TRUSTED_PROXIES", minimum=0)
-    config["DATABASE_URL"] = _database_url(config["DATABASE_URL"])
-    config["SQLITE_SYNCHRONOUS"] = choice(
-        config, "SQLITE_SYNCHRONOUS", ("NORMAL", "FULL", "EXTRA"), str.upper
-    )
-    config["API_TOKENS"] = _token_list(config["API_TOKENS"])
-    # The features' settings: after those they stand on, before logs, metrics and limits.
-    for check in _FEATURE_CHECKS:
-        check(config)
-    config["LOG_FORMAT"] = choice(config, "LOG_FORMAT", ("text", "json"), str.lower)
-    metrics_token = config["METRICS_TOKEN"]
-    if metrics_token and (
-        not isinstance(metrics_token, str) or len(metrics_token) < MIN_TOKEN_LENGTH
-    ):
-        raise invalid(
-            "PLANTSTORE_METRICS_TOKEN",
-            f"at least {MIN_TOKEN_LENGTH} characters long",
-            metrics_token,
-        )
-    _check_rate_limits(config)
-
-
-def _database_url(value):
-    expected = "a SQLAlchemy URL naming sqlite or postgresql"
-    if not isinstance(value, str):
-        raise invalid("PLANTSTORE_DATABASE_URL", expected, value)
-    # PaaS add-ons hand out postgres:// URLs, a scheme SQLAlchemy no longer accepts.
-    url = value
-    if url.startswith("postgres://"):
-        url = "postgresql+psycopg://" + url.removeprefix("postgres://")
-    try:
-        backend = make_url(url).get_backend_name()
-    except (ArgumentError, ValueError):  # ValueError: a port that is no number
-        backend = None
-    if backend not in ("sqlite", "postgresql"):
-        raise invalid("PLANTSTORE_DATABASE_URL", expected, value)
-    return url
-
-
-def _check_rate_limits(config):
-    for key in ("RATE_LIMIT", "RATE_LIMIT_UNAUTHENTICATED"):
-        config[key] = limit_setting(f"PLANTSTORE_{key}", config[key])
-    url = config["RATE_LIMIT_STORAGE_URL"]
-    config["RATE_LIMIT_STORAGE_URL"] = storage_url_setting(url)
-    require_seconds(config, "RATE_LIMIT_STORAGE_TIMEOUT")
-    config["RATE_LIMIT_FAIL"] = choice(config, "RATE_LIMIT_FAIL", ("open", "closed"), str.lower)
-
-
-def _token_list(value):
-    tokens = split_list(value, "API_TOKENS")
-    for number, token in enumerate(tokens, start=1):
-        # The token itself is never shown: the message may end up in a log.
-        if not isinstance(token, str) or not TOKEN_RE.fullmatch(token):
-            raise ConfigError(
-                f"PLANTSTORE_API_TOKENS: token #{number}, of {len(str(token))} characters, is "
-                "not a valid bearer token (letters, digits and -._~+/ only)"
-            )
-        if len(token) < MIN_TOKEN_LENGTH:
-            raise ConfigError(
-                f"PLANTSTORE_API_TOKENS: token #{number} has {len(token)} characters, fewer than "
-                f"{MIN_TOKEN_LENGTH}; make one with: python3 -c 'import secrets; "
-                "print(secrets.token_urlsafe(32))'"
-            )
-    return tuple(tokens)

@@ -1,5 +1,9 @@
 """Checking one setting: its text converted to a value, or refused in one line naming the
-variable and the value it was given, safe to log."""
+variable and the value it was given, safe to log.
+
+A converter is called as ``convert(variable, value)``, variable the full name
+(``PLANTSTORE_LOG_FORMAT``), value as given: the text of the environment, or a test's value.
+"""
 
 import math
 import re
@@ -8,14 +12,11 @@ import click
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-# Shown by their length only: the line may end up in a log.
-SECRETS = ("PLANTSTORE_API_TOKENS", "PLANTSTORE_WEBHOOK_SECRET", "PLANTSTORE_METRICS_TOKEN")
+# Shown by their length only, by the name's ending, so that a new token is hidden too: the
+# line may end up in a log.
+SECRET_ENDINGS = ("_TOKEN", "_TOKENS", "_SECRET")
 # URLs may hold a password, or a token in their query string: both are left out.
-URLS = (
-    "PLANTSTORE_DATABASE_URL",
-    "PLANTSTORE_WEBHOOK_URLS",
-    "PLANTSTORE_RATE_LIMIT_STORAGE_URL",
-)
+URL_ENDINGS = ("_URL", "_URLS")
 # What stands between "user:" and "@" in a URL SQLAlchemy cannot read.
 PASSWORD_RE = re.compile(r"(//[^/:@]*:)[^@]*@")
 
@@ -37,10 +38,10 @@ def invalid(variable, expected, value):
 
 
 def _shown(variable, value):
-    if variable in SECRETS:
+    if variable.endswith(SECRET_ENDINGS):
         length = len(str(value))
         return f"a value of {length} characters" if length else "empty"
-    if variable in URLS and isinstance(value, str):
+    if variable.endswith(URL_ENDINGS) and isinstance(value, str):
         return repr(",".join(_without_password(url.split("?")[0]) for url in value.split(",")))
     return repr(value)
 
@@ -71,33 +72,49 @@ def integer(value, minimum, maximum=math.inf):
     return found if isinstance(found, int) and minimum <= found <= maximum else None
 
 
-def require_int(config, key, minimum):
-    number = integer(config[key], minimum)
-    if number is None:
-        raise invalid(f"PLANTSTORE_{key}", f"an integer >= {minimum}", config[key])
-    config[key] = number
+def at_least(minimum):
+    """The converter of an integer setting of minimum or more."""
+
+    def convert(variable, value):
+        number = integer(value, minimum)
+        if number is None:
+            raise invalid(variable, f"an integer >= {minimum}", value)
+        return number
+
+    return convert
 
 
-def require_seconds(config, key):
-    found = as_number(config[key])
+def seconds(variable, value):
+    """The converter of a number of seconds > 0: an int or a float, as given."""
+    found = as_number(value)
     # NaN and infinity are floats too, but no timeout.
     if found is None or not math.isfinite(found) or found <= 0:
-        raise invalid(f"PLANTSTORE_{key}", "a number of seconds > 0", config[key])
-    config[key] = found
+        raise invalid(variable, "a number of seconds > 0", value)
+    return found
 
 
-def choice(config, key, choices, normalise):
-    value = config[key]
-    chosen = normalise(value) if isinstance(value, str) else None
-    if chosen not in choices:
-        expected = ", ".join(choices[:-1]) + f" or {choices[-1]}"
-        raise invalid(f"PLANTSTORE_{key}", expected, value)
-    return chosen
+def one_of(choices, normalise):
+    """The converter of a setting that is one of choices, once normalise (str.lower) made it."""
+
+    def convert(variable, value):
+        chosen = normalise(value) if isinstance(value, str) else None
+        if chosen not in choices:
+            expected = ", ".join(choices[:-1]) + f" or {choices[-1]}"
+            raise invalid(variable, expected, value)
+        return chosen
+
+    return convert
 
 
-def split_list(value, name):
+def as_given(variable, value):
+    """The converter of a setting any value will do for: the value itself."""
+    return value
+
+
+def split_list(variable, value):
+    """A comma-separated list's items, stripped, the empty ones left out; a list as it is."""
     if isinstance(value, (list, tuple)):
         return list(value)
     if not isinstance(value, str):
-        raise invalid(f"PLANTSTORE_{name}", "a comma-separated list", value)
+        raise invalid(variable, "a comma-separated list", value)
     return [item.strip() for item in value.split(",") if item.strip()]

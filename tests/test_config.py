@@ -5,8 +5,10 @@ import os
 
 import pytest
 
+from app import FEATURES
 from app.__main__ import main as plantstore_main
-from app.config import DEFAULTS, ConfigError
+from app.config import ConfigError
+from app.config_spec import defaults
 from harness.processes import free_port
 from support.refusals import FLASK, GUNICORN, gunicorn_refused_here, refused, refused_here
 from support.tokens import TOKEN
@@ -92,7 +94,12 @@ def environment(tmp_path):
 
 
 def test_every_setting_has_a_bad_value_case():
-    assert {case[0] for case in BAD_SETTINGS} == {f"PLANTSTORE_{key}" for key in DEFAULTS}
+    assert {case[0] for case in BAD_SETTINGS} == {f"PLANTSTORE_{key}" for key in defaults(FEATURES)}
+
+
+def test_every_setting_is_declared_once():
+    names = [setting.name for feature in FEATURES for setting in feature.settings]
+    assert sorted(name for name in set(names) if names.count(name) > 1) == []
 
 
 @pytest.mark.parametrize(("variable", "value", "shown"), cases(BAD_SETTINGS))

@@ -16,13 +16,17 @@ from urllib.parse import urlsplit
 import flask
 import pytest
 
-from app.config import DEFAULTS, OTHER_VARIABLES
+from app import FEATURES, config_docs
+from app.config import OTHER_VARIABLES
+from app.config_spec import defaults
 from app.database import metadata
 from app.webhooks.security import guard
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 README_MOST_LINES = 250
+# Every setting's default, by name, as the features' specs declare them.
+DEFAULTS = defaults(FEATURES)
 
 # A path into the repository's code, from where a word starts; `<name>` is a placeholder.
 CODE_PATH = re.compile(r"(?<![\w./-])(?:app|tests|bench|deploy)/[\w./*<>-]*")
@@ -143,9 +147,9 @@ def app_files():
 
 @functools.cache
 def settings_read():
-    """Every PLANTSTORE_* variable something reads: a key of app.config's DEFAULTS (which
-    `import app` has given every feature's own), the test suite's (OTHER_VARIABLES), and each
-    one read with os.environ in app/, bench/, harness/ or tests/."""
+    """Every PLANTSTORE_* variable something reads: a setting of a feature create_app reads
+    (DEFAULTS), the test suite's (OTHER_VARIABLES), and each one read with os.environ in app/,
+    bench/, harness/ or tests/."""
     read = {f"PLANTSTORE_{key}" for key in DEFAULTS} | set(OTHER_VARIABLES)
     for folder in ("app", "bench", "harness", "tests"):
         for path in (ROOT / folder).rglob("*.py"):
@@ -204,19 +208,38 @@ def test_every_plantstore_name_in_app_is_a_setting_the_service_reads():
     assert {str(path.relative_to(ROOT)): names for path, names in named.items() if names} == {}
 
 
-def test_every_setting_is_in_the_configuration_page_with_its_default():
-    rows = {}
-    for line in (ROOT / "docs" / "configuration.md").read_text().splitlines():
-        cells = [cell.strip() for cell in line.strip("|").split("|")]
-        if len(cells) == 3 and SETTING.fullmatch(cells[0].strip("`")):
-            rows[cells[0].strip("`")] = cells[2]
-    wrong = {}
-    for key, default in DEFAULTS.items():
-        shown = rows.get(f"PLANTSTORE_{key}")
-        expected = "none" if default == "" else str(default)
-        if shown is None or (default is not None and expected not in shown):
-            wrong[key] = (default, shown)
-    assert wrong == {}
+def test_the_configuration_page_holds_the_tables_the_specs_make():
+    """docs/configuration.md's tables of settings are those `make settings-table` writes: each
+    setting of the specs once, with its name, meaning and default as declared, and no other."""
+    page = (ROOT / "docs" / "configuration.md").read_text()
+    assert page == config_docs.with_tables(page, FEATURES)
+    rows = re.findall(r"^\| `(PLANTSTORE_\w+)` \|", page, re.MULTILINE)
+    assert sorted(rows) == sorted(f"PLANTSTORE_{key}" for key in DEFAULTS)
+
+
+def test_the_tables_change_with_a_setting_s_name_default_or_meaning():
+    page = (ROOT / "docs" / "configuration.md").read_text()
+    feature, *others = FEATURES
+    setting, *rest = feature.settings
+    for changed in (
+        setting._replace(name="RENAMED"),
+        setting._replace(default=7),
+        setting._replace(meaning="another meaning"),
+    ):
+        features = (feature._replace(settings=(changed, *rest)), *others)
+        assert config_docs.with_tables(page, features) != page
+
+
+def test_the_settings_command_writes_the_tables_into_the_page(make_app, tmp_path):
+    written = (ROOT / "docs" / "configuration.md").read_text()
+    page = tmp_path / "configuration.md"
+    page.write_text(config_docs.with_tables(written, ()))
+    runner = make_app().test_cli_runner()
+    result = runner.invoke(args=["settings", "table", str(page)])
+    assert result.exit_code == 0, result.output
+    assert page.read_text() == written
+    printed = runner.invoke(args=["settings", "table"]).output
+    assert printed == config_docs.tables(FEATURES)
 
 
 def resolves(page, target):

@@ -1,7 +1,8 @@
-"""The database: its engine and the one way in (access.py), its failures told apart
-(failures.py), the SQLite writers' lock, the schema's migrations and the database's commands."""
+"""The database: its settings (settings.py), its engine and the one way in (access.py), its
+failures told apart (failures.py), the SQLite writers' lock, the schema's migrations and the
+database's commands."""
 
-from . import commands, revisions
+from . import commands, revisions, settings
 from .access import EXTENSION, Database, get_db, of
 from .clock import Later, Now, later, now
 from .failures import DatabaseFailure, Locked, SchemaBehind, SchemaMissing, Unavailable
@@ -45,6 +46,7 @@ def schema_of(app):
 
 def init_app(app):
     """Create the app's engine (it connects on first use), its schema state and its commands."""
+    settings.init_app(app)
     db = app.extensions[EXTENSION] = Database(app.config)
     app.extensions[SCHEMA] = revisions.SchemaState(db, app.logger)
     app.cli.add_command(commands.init_db_command)

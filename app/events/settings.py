@@ -1,34 +1,36 @@
-"""The feed's settings: how long an event is kept. app/config.py checks them with every other
-setting at start (app/__init__.py adds them); the feature reads the checked value."""
+"""The feed's settings, declared once: how long an event is kept. app/config.py checks them
+with every other at start; the feature reads the checked values, typed (EventSettings)."""
 
-from dataclasses import dataclass
+from ..config_errors import seconds
+from ..config_spec import Feature, Setting
 
-from ..config_errors import require_seconds
+FEATURE = Feature(
+    "The events feed",
+    (
+        Setting(
+            "EVENT_RETENTION",
+            30 * 24 * 3600,
+            seconds,
+            "seconds an event stays in the feed (`GET /events`, see "
+            "[the events feed](events.md#retention-and-the-410)), whose events the webhooks "
+            "deliver, before the worker deletes it; a follower past a deleted event gets a 410",
+            "30 days",
+        ),
+    ),
+    field_prefix="EVENT_",
+)
 
-DEFAULTS = {
-    # Seconds an event stays in the feed (GET /events), whose events the webhooks deliver.
-    "EVENT_RETENTION": 30 * 24 * 3600,
-}
+EventSettings = FEATURE.typed_class(
+    "EventSettings", "The feed's settings as checked, read once at start: retention, in seconds."
+)
 
 # Where the app keeps its EventSettings.
 EXTENSION = "plantstore.event_settings"
 
 
-@dataclass(frozen=True)
-class EventSettings:
-    """The feed's settings as checked, read once at start: retention, in seconds."""
-
-    retention: float
-
-
-def check(config):
-    """Convert the feed's settings of config (a Flask Config) to their values, in place."""
-    require_seconds(config, "EVENT_RETENTION")
-
-
 def init_app(app):
     """Read the checked settings of app.config once, into the EventSettings of(app) gives."""
-    app.extensions[EXTENSION] = EventSettings(app.config["EVENT_RETENTION"])
+    app.extensions[EXTENSION] = FEATURE.typed(EventSettings, app.config)
 
 
 def of(app):

@@ -14,6 +14,7 @@ from flask import request
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
 from .. import apidoc, metrics
+from . import settings
 from .settings import per_worker_note, storage_options
 
 # Where the app keeps its RateLimits, when a limit is configured.
@@ -68,19 +69,16 @@ class Bucket:
 class RateLimits:
     """The counter store, the two limits, and what a refusal or a store failure does."""
 
-    def __init__(self, app):
+    def __init__(self, app, values):
         # limits (a tenth of a second to import) only once a limit is set: most apps have none.
         from limits.storage import storage_from_string
 
-        config = app.config
         self.logger = app.logger
-        self.fail_closed = config["RATE_LIMIT_FAIL"] == "closed"
-        self.storage = storage_from_string(
-            config["RATE_LIMIT_STORAGE_URL"], **storage_options(config)
-        )
+        self.fail_closed = values.fail == "closed"
+        self.storage = storage_from_string(values.storage_url, **storage_options(values))
         self.store_errors = self.storage.base_exceptions
-        self.token_limits = _limits(config["RATE_LIMIT"])
-        self.address_limits = _limits(config["RATE_LIMIT_UNAUTHENTICATED"])
+        self.token_limits = _limits(values.rate_limit)
+        self.address_limits = _limits(values.unauthenticated)
         # (kind, token identity or address) -> its buckets, one per limit.
         self.buckets = {}
         app_metrics = metrics.of(app)
@@ -185,8 +183,9 @@ class RateLimitHeaders:
 
 def init_app(app):
     """Attach the limits only when one is configured: otherwise nothing runs."""
-    if app.config["RATE_LIMIT"] or app.config["RATE_LIMIT_UNAUTHENTICATED"]:
-        app.extensions[EXTENSION] = RateLimits(app)
+    values = settings.of(app.config)
+    if values.rate_limit or values.unauthenticated:
+        app.extensions[EXTENSION] = RateLimits(app, values)
 
 
 def middleware(app, wsgi_app):

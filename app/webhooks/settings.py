@@ -1,129 +1,22 @@
-"""The webhooks' settings: their defaults and their checks, which app/config.py runs with every
-other setting's at start (app/__init__.py adds them), and the typed view the feature reads."""
+"""The webhooks' settings, declared once: app/config.py checks them with every other at
+start, and every part of the feature reads them, typed, as the WebhookSettings of(app) gives."""
 
 import base64
 import binascii
 import ipaddress
-from dataclasses import dataclass, fields
 from urllib.parse import urlsplit
 
-from ..config_errors import ConfigError, invalid, require_int, require_seconds, split_list
-
-DEFAULTS = {
-    "WEBHOOK_URLS": "",
-    "WEBHOOK_SECRET": "",
-    "WEBHOOK_MAX_ATTEMPTS": 10,
-    "WEBHOOK_RETRY_DELAY": 10,
-    "WEBHOOK_RETRY_MAX_DELAY": 3600,
-    "WEBHOOK_TIMEOUT": 5,
-    "WEBHOOK_POLL_INTERVAL": 1,
-    # Attempts in flight: in all; to a receiver that fails; to one that answers, at most.
-    "WEBHOOK_CONCURRENCY": 256,
-    "WEBHOOK_RECEIVER_CONCURRENCY": 4,
-    "WEBHOOK_RECEIVER_CONCURRENCY_MAX": 128,
-    # Seconds a delivered delivery is kept, and how many old ones one transaction deletes.
-    "WEBHOOK_RETENTION": 7 * 24 * 3600,
-    "WEBHOOK_RETENTION_BATCH": 1000,
-    # Endpoints registered through the API: CIDRs they may reach although not public; how many
-    # at most; seconds an old secret still signs; seconds of failures before one is disabled.
-    "WEBHOOK_ALLOWED_NETWORKS": "",
-    # Name servers (IP, or IP:port) the worker asks for receivers' addresses: the system's when
-    # empty.
-    "WEBHOOK_NAMESERVERS": "",
-    "WEBHOOK_MAX_ENDPOINTS": 100,
-    "WEBHOOK_SECRET_OVERLAP": 24 * 3600,
-    "WEBHOOK_DISABLE_AFTER": 5 * 24 * 3600,
-    # Fernet keys that endpoint secrets are stored encrypted with: the first encrypts.
-    "WEBHOOK_KEYS": "",
-}
-
-# Where the app keeps its WebhookSettings.
-EXTENSION = "plantstore.webhook_settings"
+from ..config_errors import ConfigError, as_given, at_least, invalid, seconds, split_list
+from ..config_spec import Feature, Setting
 
 
-@dataclass(frozen=True)
-class WebhookSettings:
-    """The webhooks' settings as checked, read once at start: PLANTSTORE_WEBHOOK_<NAME> is the
-    field <name>, lower-cased; lists are tuples, and seconds stay numbers of seconds."""
-
-    urls: tuple
-    secret: str
-    max_attempts: int
-    retry_delay: float
-    retry_max_delay: float
-    # An attempt's deadline, and a claimed delivery's longest wait for a slot: so it sets the
-    # lease (worker/ledger.py) and bounds the claim-ahead (worker/windows.py) too.
-    timeout: float
-    poll_interval: float
-    concurrency: int
-    receiver_concurrency: int
-    receiver_concurrency_max: int
-    retention: float
-    retention_batch: int
-    allowed_networks: tuple
-    nameservers: tuple
-    max_endpoints: int
-    secret_overlap: float
-    disable_after: float
-    keys: tuple
-
-
-def init_app(app):
-    """Read the checked settings of app.config once, into the WebhookSettings of(app) gives."""
-    names = (field.name.upper() for field in fields(WebhookSettings))
-    values = {name.lower(): app.config[f"WEBHOOK_{name}"] for name in names}
-    settings = app.extensions[EXTENSION] = WebhookSettings(**values)
-    return settings
-
-
-def of(app):
-    """The app's WebhookSettings."""
-    return app.extensions[EXTENSION]
-
-
-def check(config):
-    """Convert each webhook setting of config (a Flask Config) to its value, in place; the
-    ConfigError of the first bad one."""
-    for key in (
-        "WEBHOOK_MAX_ATTEMPTS",
-        "WEBHOOK_CONCURRENCY",
-        "WEBHOOK_RECEIVER_CONCURRENCY",
-        "WEBHOOK_RETENTION_BATCH",
-        "WEBHOOK_MAX_ENDPOINTS",
-    ):
-        require_int(config, key, minimum=1)
-    require_int(
-        config, "WEBHOOK_RECEIVER_CONCURRENCY_MAX", minimum=config["WEBHOOK_RECEIVER_CONCURRENCY"]
-    )
-    for key in (
-        "WEBHOOK_RETRY_DELAY",
-        "WEBHOOK_RETRY_MAX_DELAY",
-        "WEBHOOK_TIMEOUT",
-        "WEBHOOK_POLL_INTERVAL",
-        "WEBHOOK_RETENTION",
-        "WEBHOOK_SECRET_OVERLAP",
-        "WEBHOOK_DISABLE_AFTER",
-    ):
-        require_seconds(config, key)
-    config["WEBHOOK_ALLOWED_NETWORKS"] = _networks(config["WEBHOOK_ALLOWED_NETWORKS"])
-    config["WEBHOOK_NAMESERVERS"] = _nameservers(config["WEBHOOK_NAMESERVERS"])
-    config["WEBHOOK_KEYS"] = _fernet_keys(config["WEBHOOK_KEYS"])
-    config["WEBHOOK_URLS"] = _webhook_urls(config["WEBHOOK_URLS"])
-    if config["WEBHOOK_URLS"] and not config["WEBHOOK_SECRET"]:
-        raise invalid(
-            "PLANTSTORE_WEBHOOK_SECRET",
-            "set when PLANTSTORE_WEBHOOK_URLS is",
-            config["WEBHOOK_SECRET"],
-        )
-
-
-def _webhook_urls(value):
-    urls = split_list(value, "WEBHOOK_URLS")
+def _webhook_urls(variable, value):
+    urls = split_list(variable, value)
     for url in urls:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname or not _port_ok(parts):
             raise invalid(
-                "PLANTSTORE_WEBHOOK_URLS",
+                variable,
                 "comma-separated http(s) URLs with a host, and a port of 1 to 65535 if any",
                 value,
             )
@@ -138,23 +31,21 @@ def _port_ok(parts):
         return False
 
 
-def _networks(value):
+def _networks(variable, value):
     networks = []
-    for cidr in split_list(value, "WEBHOOK_ALLOWED_NETWORKS"):
+    for cidr in split_list(variable, value):
         try:
             networks.append(ipaddress.ip_network(cidr, strict=False))
         except ValueError:
-            raise invalid(
-                "PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS", "comma-separated CIDRs", value
-            ) from None
+            raise invalid(variable, "comma-separated CIDRs", value) from None
     return tuple(networks)
 
 
-def _nameservers(value):
-    servers = split_list(value, "WEBHOOK_NAMESERVERS")
+def _nameservers(variable, value):
+    servers = split_list(variable, value)
     if not all(_nameserver_ok(server) for server in servers):
         raise invalid(
-            "PLANTSTORE_WEBHOOK_NAMESERVERS",
+            variable,
             "comma-separated IP addresses, each with :port if not 53 ([IPv6]:port)",
             value,
         )
@@ -176,13 +67,13 @@ def _nameserver_ok(server):
         return False
 
 
-def _fernet_keys(value):
-    keys = split_list(value, "WEBHOOK_KEYS")
+def _fernet_keys(variable, value):
+    keys = split_list(variable, value)
     for number, key in enumerate(keys, start=1):
         # The key itself is never shown: the message may end up in a log.
         if not isinstance(key, str) or len(_urlsafe_b64decode(key)) != 32:
             raise ConfigError(
-                f"PLANTSTORE_WEBHOOK_KEYS: key #{number} is not a Fernet key (the url-safe "
+                f"{variable}: key #{number} is not a Fernet key (the url-safe "
                 "base64 of 32 bytes, as Fernet.generate_key() prints it)"
             )
     return tuple(keys)
@@ -194,3 +85,159 @@ def _urlsafe_b64decode(text):
         return base64.urlsafe_b64decode(text.encode("ascii"))
     except (ValueError, binascii.Error):
         return b""
+
+
+def _cross_check(given, values):
+    """The rules across the webhooks' settings, once each is converted."""
+    floor, most = values["WEBHOOK_RECEIVER_CONCURRENCY"], values["WEBHOOK_RECEIVER_CONCURRENCY_MAX"]
+    if most < floor:
+        variable = "PLANTSTORE_WEBHOOK_RECEIVER_CONCURRENCY_MAX"
+        raise invalid(variable, f"an integer >= {floor}", given["WEBHOOK_RECEIVER_CONCURRENCY_MAX"])
+    if values["WEBHOOK_URLS"] and not values["WEBHOOK_SECRET"]:
+        raise invalid(
+            "PLANTSTORE_WEBHOOK_SECRET",
+            "set when PLANTSTORE_WEBHOOK_URLS is",
+            given["WEBHOOK_SECRET"],
+        )
+
+
+FEATURE = Feature(
+    "Webhooks",
+    (
+        Setting(
+            "WEBHOOK_URLS",
+            "",
+            _webhook_urls,
+            "webhook receivers, comma-separated `http(s)` URLs with a host, and a port of 1 to "
+            "65535 if any",
+        ),
+        Setting(
+            "WEBHOOK_SECRET", "", as_given, "key of the HMAC signature (required with receivers)"
+        ),
+        Setting(
+            "WEBHOOK_MAX_ATTEMPTS",
+            10,
+            at_least(1),
+            "attempts before a delivery is kept as failed",
+        ),
+        Setting(
+            "WEBHOOK_RETRY_DELAY", 10, seconds, "seconds before the first retry; doubles each time"
+        ),
+        Setting(
+            "WEBHOOK_RETRY_MAX_DELAY", 3600, seconds, "longest wait between two attempts, seconds"
+        ),
+        # An attempt's deadline, and a claimed delivery's longest wait for a slot: so it sets
+        # the lease (worker/ledger.py) and bounds the claim-ahead (worker/windows.py) too.
+        Setting(
+            "WEBHOOK_TIMEOUT",
+            5,
+            seconds,
+            "seconds one attempt may take in all: connect, send, and the whole answer",
+        ),
+        Setting(
+            "WEBHOOK_POLL_INTERVAL", 1, seconds, "seconds an idle worker waits before looking again"
+        ),
+        Setting(
+            "WEBHOOK_CONCURRENCY",
+            256,
+            at_least(1),
+            "attempts the worker has in flight at most, in all",
+        ),
+        Setting(
+            "WEBHOOK_RECEIVER_CONCURRENCY",
+            4,
+            at_least(1),
+            "attempts in flight to a receiver that fails or times out, at most; where every "
+            "receiver's window starts",
+        ),
+        Setting(
+            "WEBHOOK_RECEIVER_CONCURRENCY_MAX",
+            128,
+            at_least(1),
+            "attempts in flight to a receiver that answers 2xx and has a backlog, at most (its "
+            "window grows up to it); at least `PLANTSTORE_WEBHOOK_RECEIVER_CONCURRENCY`",
+        ),
+        Setting(
+            "WEBHOOK_RETENTION",
+            7 * 24 * 3600,
+            seconds,
+            "seconds a delivered delivery is kept before the worker deletes it",
+            "7 days",
+        ),
+        Setting(
+            "WEBHOOK_RETENTION_BATCH",
+            1000,
+            at_least(1),
+            "delivered rows deleted per transaction, and old events of the feed",
+        ),
+        Setting(
+            "WEBHOOK_ALLOWED_NETWORKS",
+            "",
+            _networks,
+            "CIDRs, comma-separated, that endpoints registered through the API may reach "
+            "although not public (`127.0.0.0/8` on a laptop); the operator's receivers are not "
+            "guarded (see [webhook endpoints](webhook-endpoints.md#the-guard))",
+        ),
+        Setting(
+            "WEBHOOK_NAMESERVERS",
+            "",
+            _nameservers,
+            "name servers, comma-separated (`10.0.0.2`, `10.0.0.2:5353`, `[fd00::53]:53`), that "
+            "the worker asks for receivers' addresses, through c-ares; `/etc/hosts` is read "
+            "first either way (see [webhooks](webhooks.md#the-worker))",
+            "the system's, from `/etc/resolv.conf`",
+        ),
+        Setting(
+            "WEBHOOK_MAX_ENDPOINTS",
+            100,
+            at_least(1),
+            "endpoints registered through the API, at most; one more is a 409",
+        ),
+        Setting(
+            "WEBHOOK_SECRET_OVERLAP",
+            24 * 3600,
+            seconds,
+            "seconds an endpoint's old secret still signs beside a new one",
+        ),
+        Setting(
+            "WEBHOOK_DISABLE_AFTER",
+            5 * 24 * 3600,
+            seconds,
+            "seconds of nothing but failures after which an endpoint's next failure disables it",
+            "5 days",
+        ),
+        Setting(
+            "WEBHOOK_KEYS",
+            "",
+            _fernet_keys,
+            "Fernet keys, comma-separated: endpoint secrets are stored encrypted with the "
+            "first, and read with any, so keys can rotate; empty stores them as they are, and "
+            "each process that stores or reads one says so once, with a WARNING: a server "
+            "process at its first registration or rotation, the worker once it reads an "
+            "endpoint; with no endpoint, nothing is said",
+        ),
+    ),
+    field_prefix="WEBHOOK_",
+    cross_check=_cross_check,
+    about="See [webhooks](webhooks.md) for how each is used.",
+)
+
+WebhookSettings = FEATURE.typed_class(
+    "WebhookSettings",
+    "The webhooks' settings as checked, read once at start: PLANTSTORE_WEBHOOK_<NAME> is the "
+    "field <name>, lower-cased; lists are tuples, and seconds stay numbers of seconds.",
+)
+
+# Where the app keeps its WebhookSettings.
+EXTENSION = "plantstore.webhook_settings"
+
+
+def init_app(app):
+    """Read the checked settings of app.config once, into the WebhookSettings of(app) gives."""
+    settings = app.extensions[EXTENSION] = FEATURE.typed(WebhookSettings, app.config)
+    return settings
+
+
+def of(app):
+    """The app's WebhookSettings."""
+    return app.extensions[EXTENSION]

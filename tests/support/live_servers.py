@@ -5,8 +5,8 @@ import subprocess
 import sys
 import threading
 
-from app import create_app, database
-from app.config import DEFAULTS
+from app import FEATURES, create_app, database
+from app.config_spec import defaults
 from app.database import migrate
 from harness.client import CONNECTION_ERRORS, http_request
 from harness.gunicorn import Gunicorn
@@ -106,7 +106,7 @@ def settings_of(env):
     return {
         key.removeprefix(prefix): value
         for key, value in env.items()
-        if key.startswith(prefix) and key.removeprefix(prefix) in DEFAULTS
+        if key.startswith(prefix) and key.removeprefix(prefix) in defaults(FEATURES)
     }
 
 
