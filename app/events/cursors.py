@@ -1,6 +1,8 @@
 """Where the feed's own readers stand, each a row of event_cursors: the fan-out's place (the
 last event fanned out) and the retention's (the last event deleted: every event up to it is
-gone). A cursor only ever moves forward; no row stands before every event."""
+gone). A cursor only ever moves forward; no row stands before every event. The retention
+passes the fan-out's place only when no event waited for it (retention.py): the fan-out reads on
+from the further of the two."""
 
 from sqlalchemy import (
     BigInteger,
@@ -10,6 +12,7 @@ from sqlalchemy import (
     bindparam,
     func,
     literal_column,
+    or_,
     select,
     tuple_,
 )
@@ -32,6 +35,14 @@ GIVEN, LOST, NEVER = "given", "lost", "never"
 
 c = event_cursors.c
 CURSOR = Statement(select(c.epoch, c.xid, c.id).where(c.name == bindparam("name")), record=Place)
+# Where the fan-out reads on from: past what the retention deleted too (SQLite keeps a row).
+UNREAD_FROM = Statement(
+    select(c.epoch, c.xid, c.id)
+    .where(or_(c.name == inline(FANOUT), c.name == inline(DELETED)))
+    .order_by(c.epoch.desc(), c.xid.desc(), c.id.desc())
+    .limit(inline(1)),
+    record=Place,
+)
 # One fan-out at a time on PostgreSQL, until its round commits: another worker's round skips it.
 FANNING_OUT = Statement(
     select(func.pg_try_advisory_xact_lock(inline(7166034265536446464)).label("held"))
@@ -86,8 +97,13 @@ HORIZON = Statement(select(store.HERE.label("epoch"), literal_column(store.XMIN)
 
 def where(db, cursor, name):
     """The Place of the cursor name (FANOUT or DELETED)."""
+    return moved_to(db, cursor, name) or START
+
+
+def moved_to(db, cursor, name):
+    """The Place of the cursor name, or None while it has never moved."""
     cursor.execute(CURSOR[db.dialect], {"name": name})
-    return CURSOR.row(cursor) or START
+    return CURSOR.row(cursor)
 
 
 def move(db, cursor, name, place):
@@ -114,27 +130,33 @@ def standing(db, cursor, after):
 
 
 def claim_fanout(db, cursor):
-    """The fan-out's place, the fan-out held until the cursor's transaction ends; None when
-    another worker's round holds it (PostgreSQL; SQLite's write lock holds the database)."""
+    """Where the fan-out reads on from (unread_from), the fan-out held until the cursor's
+    transaction ends; None when another worker's round holds it (PostgreSQL; SQLite's write
+    lock holds the database)."""
     if not db.is_sqlite:
         cursor.execute(FANNING_OUT[db.dialect])
         if not FANNING_OUT.row(cursor).held:
             return None
-    return where(db, cursor, FANOUT)
+    return unread_from(db, cursor)
+
+
+def unread_from(db, cursor):
+    """The place the fan-out reads on from: its own, or the retention's when that is further."""
+    cursor.execute(UNREAD_FROM[db.dialect])
+    return UNREAD_FROM.row(cursor) or START
 
 
 def waiting(db):
     """How many events wait to be fanned out, and the creation time of the oldest (or None)."""
     with db.cursor() as cursor:
-        after = where(db, cursor, FANOUT)
-        cursor.execute(WAITING[db.dialect], after._asdict())
+        cursor.execute(WAITING[db.dialect], unread_from(db, cursor)._asdict())
         row = WAITING.row(cursor)
     return row.count, db.read_time(row.oldest) if row.oldest is not None else None
 
 
 def waiting_since(db, cursor):
     """The creation time of the oldest event waiting to be fanned out (SQLite), or None."""
-    cursor.execute(WAITING[db.dialect], where(db, cursor, FANOUT)._asdict())
+    cursor.execute(WAITING[db.dialect], unread_from(db, cursor)._asdict())
     oldest = WAITING.row(cursor).oldest
     return None if oldest is None else db.read_time(oldest)
 
@@ -145,7 +167,7 @@ def seen(db, cursor):
     written, and when each event still to come will be; None while one of them was written
     before events kept their snapshot. Events not yet committed show no snapshot: see
     timelines.PRUNE."""
-    cursor.execute(UNREAD[db.dialect], where(db, cursor, FANOUT)._asdict())
+    cursor.execute(UNREAD[db.dialect], unread_from(db, cursor)._asdict())
     unread = UNREAD.row(cursor)
     if unread is not None and unread.unknown:
         return None

@@ -12,8 +12,9 @@ FEATURE = Feature(
             30 * 24 * 3600,
             seconds,
             "seconds an event stays in the feed (`GET /events`, see "
-            "[the events feed](events.md#retention-and-the-410)), whose events the webhooks "
-            "deliver, before the worker deletes it; a follower past a deleted event gets a 410",
+            "[the events feed](events.md#retention-and-the-410)) before the worker or "
+            "`events prune` deletes it, once the webhooks' fan-out has read it; a follower past "
+            "a deleted event gets a 410",
             "30 days",
         ),
     ),

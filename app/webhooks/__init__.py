@@ -4,12 +4,15 @@ delivers it, a process of its own (worker/); the secrets, signatures and guard t
 gauges of /metrics (ops/); the settings every part reads (settings.py). It knows events by
 their type and body alone: which events exist is their features' to say."""
 
-from .. import database, headers, metrics
+import functools
+
+from .. import database, events, headers, metrics
 from . import settings
 from .api import KEYRING, bp
 from .ops.cli import webhooks_cli
 from .ops.collector import DeliveryCollector
 from .security.keys import Keyring, warn_if_unsealed
+from .tables.endpoints import timelines
 
 __all__ = ["init_app", "warn_if_unsealed"]
 
@@ -17,10 +20,16 @@ __all__ = ["init_app", "warn_if_unsealed"]
 def init_app(app):
     """Read its settings once; serve /webhooks, sealing secrets with PLANTSTORE_WEBHOOK_KEYS,
     which no cache may keep; register the webhooks command group and the per-receiver gauges
-    of /metrics."""
+    of /metrics; tell the feed's retention when the fan-out has receivers."""
     db, values = database.of(app), settings.init_app(app)
     app.register_blueprint(bp)
     headers.no_store(app, bp.url_prefix)
     app.extensions[KEYRING] = Keyring(values.keys)
     app.cli.add_command(webhooks_cli)
     metrics.of(app).registry.register(DeliveryCollector(db, values.urls, app.logger))
+    events.retention.fanout_receivers(app, functools.partial(_has_receiver, values.urls))
+
+
+def _has_receiver(urls, db, cursor):
+    # The operator's URLs, as this process has them, or an endpoint registered.
+    return bool(urls) or timelines.any_endpoint(db, cursor)

@@ -168,7 +168,7 @@ FEATURE = Feature(
             "WEBHOOK_RETENTION_BATCH",
             1000,
             at_least(1),
-            "delivered rows deleted per transaction, and old events of the feed",
+            "delivered rows deleted per transaction, and old events of the feed, by the worker",
         ),
         Setting(
             "WEBHOOK_ALLOWED_NETWORKS",

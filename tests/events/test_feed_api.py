@@ -185,7 +185,9 @@ def delete_first(app, count):
     with db.transaction() as cursor:
         every, _ = store.page(db, cursor, START, (), 1000)
         cursors.move(db, cursor, cursors.FANOUT, every[-1])
-    assert retention.delete_old(db, utcnow() + datetime.timedelta(days=1), count) == count
+    later = utcnow() + datetime.timedelta(days=1)
+    with db.transaction() as cursor:
+        assert retention.delete_old(db, cursor, later, every[-1], count) == count
 
 
 def test_an_after_past_which_events_were_dropped_is_a_410(app, client, auth_headers):

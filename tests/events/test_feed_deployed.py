@@ -120,14 +120,17 @@ def test_two_retention_passes_at_once_never_move_the_start_back(make_app, databa
         cursors.move(db, cursor, cursors.FANOUT, every[-1])
     later = utcnow() + datetime.timedelta(days=1)
     counts = {}
+
+    def delete_old(name, batch):
+        with db.transaction() as cursor:
+            counts[name] = retention.delete_old(db, cursor, later, every[-1], batch)
+
     with psycopg.connect(driver_url(database_url)) as holder:
         # Both passes read the same start, then queue for the first event's row, in turn.
         holder.execute("SELECT id FROM events WHERE id = %s FOR UPDATE", (every[0].id,))
         passes = [
-            threading.Thread(target=lambda: counts.update(all=retention.delete_old(db, later, 6))),
-            threading.Thread(
-                target=lambda: counts.update(three=retention.delete_old(db, later, 3))
-            ),
+            threading.Thread(target=delete_old, args=("all", 6)),
+            threading.Thread(target=delete_old, args=("three", 3)),
         ]
         for number, each in enumerate(passes, start=1):
             each.start()

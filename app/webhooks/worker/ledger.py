@@ -58,7 +58,7 @@ class Ledger:
         # deadline and is recorded within the database timeout: no other worker can claim it
         # while it is being sent.
         self.lease = 2 * values.timeout + app.config["DATABASE_TIMEOUT"] + LEASE_MARGIN
-        self.event_retention = events.settings.of(app).retention
+        self.event_retention = events.retention.Retention(app)
         self.worker = uuid.uuid4().hex
         self.steps = throttling.Steps()
         self._windows_due = self._prune_due = 0.0
@@ -108,15 +108,13 @@ class Ledger:
 
     def tidy(self, retention, batch):
         """Delete up to batch deliveries delivered more than retention ago, and up to batch
-        events older than the feed's retention; then settle the strays of endpoints disabled or
-        deleted (see rounds.settle_strays), and once a minute forget the endpoints' states that
-        no waiting event needs. How many rows the first step deleted at the most, and every
-        receiver the outbox holds."""
+        events older than the feed's retention (events.retention.Retention.prune); then settle
+        the strays of endpoints disabled or deleted (see rounds.settle_strays), and once a
+        minute forget the endpoints' states that no waiting event needs. How many rows the
+        first step deleted at the most, and every receiver the outbox holds."""
         receivers = queue.receivers(self.db)
         deleted = queue.delete_delivered(self.db, receivers, retention, batch)
-        with self.db.cursor() as cursor:
-            before = database.later(self.db, cursor, -self.event_retention)
-        deleted = max(deleted, events.retention.delete_old(self.db, before, batch))
+        deleted = max(deleted, self.event_retention.prune(batch))
         strays = list(self._strays(receivers))
         if strays:
             with self.db.transaction() as cursor:

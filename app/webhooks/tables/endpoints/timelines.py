@@ -28,7 +28,7 @@ from sqlalchemy import (
 )
 
 from .... import events
-from ....database import Statement, metadata, utcnow
+from ....database import Statement, inline, metadata, utcnow
 from ....database.sql import UTCDateTime, postgresql_default, postgresql_only
 
 # How long a replaced state is kept for events whose transactions have not committed yet.
@@ -67,6 +67,8 @@ EVERY = Statement(
     "State",
 )
 DELETE = Statement(delete(webhook_endpoint_history).where(h.endpoint_id == bindparam("id")))
+# Every endpoint has a state from its creation until it is deleted.
+ANY = Statement(select(h.id).limit(inline(1)))
 _later = webhook_endpoint_history.alias("later")
 # A state that a later one replaced, which decides no event the fan-out has still to read: on
 # SQLite, where events are judged by time, the later one came before the horizon; on
@@ -160,6 +162,12 @@ def of_endpoints(db, cursor):
         timeline.enabled.append(bool(state.enabled))
         timeline.events.append(frozenset(json.loads(state.events)))
     return found
+
+
+def any_endpoint(db, cursor):
+    """Whether an endpoint is registered, enabled or not: one the fan-out may give events to."""
+    cursor.execute(ANY[db.dialect])
+    return ANY.row(cursor) is not None
 
 
 def forget(db, cursor, endpoint_id):
