@@ -73,8 +73,8 @@ test: test-tools
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # The Debian packages whose programs the suite runs: its own PostgreSQL, PgBouncer and Redis
-# servers, nginx and Chromium. Installed here when run as root, else named (the tests needing
-# them skip).
+# servers, nginx, Chromium, and iproute2's ss (sockets still connecting). Installed here when
+# run as root, else named (the tests needing them skip).
 test-tools:
 	@PATH="$$PATH:/usr/sbin"; missing=""; \
 	ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null || \
@@ -83,6 +83,7 @@ test-tools:
 	command -v pgbouncer >/dev/null || missing="$$missing pgbouncer"; \
 	command -v nginx >/dev/null || missing="$$missing nginx-light"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v ss >/dev/null || missing="$$missing iproute2"; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	elif [ -n "$$missing" ]; then echo "Tests that need them will skip; to run them: sudo apt-get install$$missing"; fi

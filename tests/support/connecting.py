@@ -1,14 +1,16 @@
-"""TCP sockets in the midst of connecting (their SYN sent, no answer yet), as /proc/net/tcp
-shows them, watched in a thread while the test's sender runs on its loop."""
+"""TCP sockets in the midst of connecting (their SYN sent, no answer yet), as iproute2's `ss`
+shows them, watched in a thread while the test's sender runs on its loop. `ss` asks the kernel
+for those sockets alone: /proc/net/tcp lists every socket of the host, TIME_WAIT's included,
+which after a suite's thousands of connections takes longer to read than an attempt lives."""
 
-import socket
-import struct
+import shutil
+import subprocess
 import threading
 
-# /proc/net/tcp's state of a socket whose SYN got no answer yet (include/net/tcp_states.h).
-SYN_SENT = "02"
+import pytest
+
 # Seconds between looks: well under the 0.25 s between two connection attempts.
-EVERY = 0.002
+EVERY = 0.005
 
 
 class Connecting:
@@ -17,6 +19,8 @@ class Connecting:
     once at most, ``tried`` the addresses they went to."""
 
     def __init__(self, addresses, port):
+        if shutil.which("ss") is None:
+            pytest.skip("needs ss, of the Debian package iproute2")
         self.targets = {(address, port) for address in addresses}
         self.most = 0
         self.tried = set()
@@ -34,8 +38,8 @@ class Connecting:
         self._thread.join()
 
     def _watch(self):
-        # Counted in two looks one after the other: the kernel writes the table out piece by
-        # piece, so one look may hold a socket closed and the one opened after it.
+        # Counted in two looks one after the other: the kernel dumps the sockets piece by piece,
+        # so one look may hold a socket closed and the one opened after it.
         last = set()
         while not self._stop.wait(EVERY):
             now = {
@@ -47,13 +51,12 @@ class Connecting:
 
     def _connecting(self):
         # inode -> (address, port) of each socket connecting to one of the targets.
-        with open("/proc/net/tcp") as table:
-            rows = [line.split() for line in table.readlines()[1:]]
-        found = {row[9]: _endpoint(row[2]) for row in rows if row[3] == SYN_SENT}
+        command = ["ss", "-Htne", "state", "syn-sent"]
+        lines = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        found = {}
+        for line in lines.splitlines():
+            fields = line.split()
+            address, _, port = fields[3].rpartition(":")
+            inode = next(field for field in fields if field.startswith("ino:"))
+            found[inode] = (address, int(port))
         return {inode: to for inode, to in found.items() if to in self.targets}
-
-
-def _endpoint(text):
-    # "0100007F:1F90": the address as the host's bytes order holds it, in hex; the port in hex.
-    address, port = text.split(":")
-    return socket.inet_ntoa(struct.pack("=I", int(address, 16))), int(port, 16)
