@@ -22,7 +22,7 @@ A delivery's life, and the one function that does each step:
 6. Retried or kept. A failed attempt with attempts left stays pending, due after a backoff;
    with none left the delivery is kept as failed (``retries.Retries.outcome``), until an
    operator or the endpoint's owner sends it again (``tables.deliveries.totals.retry_failed``,
-   ``tables.deliveries.log.recover``).
+   ``tables.deliveries.endpoint_log.recover``).
 7. Deleted. A delivered row goes once older than PLANTSTORE_WEBHOOK_RETENTION
    (``tables.deliveries.queue.delete_delivered``); every row of an endpoint goes with it
    (``tables.endpoints.delete``).

@@ -11,7 +11,7 @@ from ... import database, events
 from .. import settings
 from ..receivers import is_endpoint
 from ..tables import window_sizes
-from ..tables.deliveries import log, queue
+from ..tables.deliveries import endpoint_log, queue
 from ..tables.endpoints import rounds, timelines
 from . import disabling, fanout, throttling
 from .retries import Retries
@@ -132,7 +132,7 @@ class Ledger:
     def fail_pending(self, receiver, error):
         """Fail every pending delivery to receiver with error, in a transaction; how many."""
         with self.db.transaction() as cursor:
-            return log.fail_pending(self.db, cursor, receiver, error)
+            return endpoint_log.fail_pending(self.db, cursor, receiver, error)
 
     def _strays(self, receivers):
         # A write transaction only where a stray may be: an endpoint deleted, or one disabled

@@ -22,7 +22,7 @@ from sqlalchemy import (
 
 from ....database import Now, Statement, metadata
 from ....database.sql import UTCDateTime
-from ..deliveries import log
+from ..deliveries import endpoint_log
 from . import timelines
 from .timelines import webhook_endpoint_history
 
@@ -220,7 +220,7 @@ def disable(db, cursor, endpoint_id, reason):
     cursor.execute(DISABLE[db.dialect], {"id": endpoint_id, "reason": reason})
     if cursor.rowcount != 1:
         return False
-    log.fail_disabled(db, cursor, endpoint_id, reason)
+    endpoint_log.fail_disabled(db, cursor, endpoint_id, reason)
     return True
 
 
@@ -231,7 +231,7 @@ def delete(db, endpoint_id):
         if cursor.rowcount != 1:
             return False
         timelines.forget(db, cursor, endpoint_id)
-        log.delete(db, cursor, endpoint_id)
+        endpoint_log.delete(db, cursor, endpoint_id)
         return True
 
 
