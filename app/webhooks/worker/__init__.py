@@ -34,7 +34,7 @@ read after the events), count the endpoints disabled: the write lock once per ro
 the number of deliveries. Once a second, apart, ``ledger.Ledger.tidy`` deletes old delivered
 rows and settles the strays of endpoints disabled or deleted while a round read them; among the
 receivers it lists, the worker takes up the operator's URLs no longer configured
-(``loop.Worker._keep_other_receivers``). Once a minute it forgets the endpoints' states that no
+(``loop.Worker._keep_other_receivers``). Once a minute it forgets the timelines' entries that no
 waiting event can need.
 """
 

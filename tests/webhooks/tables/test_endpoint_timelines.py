@@ -1,7 +1,7 @@
-"""The fan-out goes by each endpoint's history: an event goes to the endpoints that were enabled
+"""The fan-out goes by each endpoint's timeline: an event goes to the endpoints that were enabled
 and subscribed to its type when it was written, however many changes came before the worker
 got to it, and whenever a change waited for the write lock, or a transaction elsewhere held the
-event back for hours while the worker pruned the history. In process, on a real database."""
+event back for hours while the worker pruned the timelines. In process, on a real database."""
 
 import sys
 import threading
