@@ -45,7 +45,7 @@ def xid(cursor):
 
 
 @ON_POSTGRESQL
-def test_a_transaction_that_writes_several_states_opens_no_epoch_and_hides_no_event(
+def test_a_transaction_that_writes_several_timeline_entries_opens_no_epoch_and_hides_no_event(
     make_app, database_url
 ):
     app = make_app()
