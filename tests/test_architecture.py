@@ -1,8 +1,10 @@
-"""docs/architecture.md and the README's map against the tree of app/; one name for one module;
-no text run as code; and each table's statements in that table's module alone."""
+"""docs/architecture.md and the README's map against the tree of app/; one name for one module,
+and no two modules or packages (of app/, tests/support/, harness/) a letter apart; no text run as
+code; and each table's statements in that table's module alone."""
 
 import ast
 import collections
+import itertools
 import pathlib
 import re
 
@@ -55,6 +57,70 @@ SHARED_STEMS = {"__init__", "routes", "schemas", "store", "cli", "settings"}
 def test_no_two_modules_of_app_share_a_name_but_a_feature_s_parts():
     stems = collections.Counter(pathlib.Path(module).stem for module in modules())
     assert {stem for stem, count in stems.items() if count > 1} <= SHARED_STEMS
+
+
+# The trees whose modules and packages are named for a reader: the service, the suite's support
+# and the harness. A name a letter from another's is read as the other (issue 58).
+NAMED_TREES = ("app", "tests/support", "harness")
+
+
+def names_in_trees():
+    """Every module's stem and every package's name under NAMED_TREES, with their paths
+    (the trees themselves are the roots imports start from, not parts)."""
+    found = collections.defaultdict(set)
+    for tree in NAMED_TREES:
+        for path in (ROOT / tree).rglob("*"):
+            where = path.relative_to(ROOT).as_posix()
+            if "__pycache__" in path.parts or where.startswith(DATA_FOLDERS):
+                continue
+            if path.is_dir() and (path / "__init__.py").exists():
+                found[path.name].add(where + "/")
+            elif path.suffix == ".py" and path.stem != "__init__":
+                found[path.stem].add(where)
+    return found
+
+
+def one_edit_apart(one, other):
+    """Whether one becomes other by adding, dropping or changing one letter (a plural's s too)."""
+    if len(one) > len(other):
+        one, other = other, one
+    if len(other) - len(one) > 1 or one == other:
+        return False
+    if len(one) == len(other):
+        return sum(a != b for a, b in zip(one, other, strict=True)) == 1
+    return any(other[:i] + other[i + 1 :] == one for i in range(len(other)))
+
+
+def near_equal(names):
+    """Each pair of names a letter apart, with the paths that bear them."""
+    return [
+        (sorted(names[one]), sorted(names[other]))
+        for one, other in itertools.combinations(sorted(names), 2)
+        if one_edit_apart(one, other)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "apart"),
+    [
+        ("command", "commands", True),
+        ("log", "logs", True),
+        ("clock", "block", True),
+        ("receiver", "receivers", True),
+        ("clock", "locks", False),
+        ("store", "store", False),
+        ("cli", "cli_base", False),
+    ],
+)
+def test_one_edit_apart_is_a_letter_added_dropped_or_changed(one, other, apart):
+    assert one_edit_apart(one, other) is apart
+    assert one_edit_apart(other, one) is apart
+
+
+def test_no_two_modules_or_packages_have_names_a_letter_apart():
+    names = names_in_trees()
+    assert {"database", "webhooks", "tables", "chaos"} <= set(names)
+    assert near_equal(names) == []
 
 
 def test_app_runs_no_text_as_code():

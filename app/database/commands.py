@@ -8,7 +8,7 @@ import click
 from flask.cli import with_appcontext
 
 from .access import get_db
-from .command import Command, Group
+from .cli_base import Command, Group
 from .revisions import UPGRADE_HINT, current_revisions, shipped
 
 

@@ -3,7 +3,7 @@
 import click
 from flask import current_app
 
-from ..database.command import Group
+from ..database.cli_base import Group
 from .retention import Retention
 
 # Events one transaction deletes at most, as the worker's PLANTSTORE_WEBHOOK_RETENTION_BATCH.

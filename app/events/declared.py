@@ -9,7 +9,7 @@ TYPES = "plantstore.event_types"
 
 @dataclass(frozen=True)
 class EventType:
-    """One kind of event: its name, what it means, the marshmallow schema of its body, and
+    """One event type: its name, what it means, the marshmallow schema of its body, and
     whether the operator's webhook receivers (PLANTSTORE_WEBHOOK_URLS) get it too."""
 
     name: str

@@ -8,7 +8,7 @@ import click
 
 from ..auth import ADMIN, READ_ONLY, READ_WRITE
 from ..database import get_db, utcnow
-from ..database.command import Group
+from ..database.cli_base import Group
 from . import store as token_store
 from .lookup import token_hash
 

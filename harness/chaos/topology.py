@@ -9,14 +9,14 @@ import signal
 
 from sqlalchemy.engine import make_url
 
-from harness.chaos.receiver import ChaosReceiver
+from harness.chaos.stamped_receivers import ChaosReceiver
 from harness.worker import Worker
-from support.clocks import build_clock_shift
 from support.live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
 from support.live_servers import LiveServer, environment, upgrade
 from support.local_servers import POSTGRES_OPTIONS, PostgresTemplate, PrivatePostgres, server_folder
 from support.poolers import PgBouncer
 from support.replicas import Replica, crash
+from support.shifted_clocks import build_clock_shift
 from support.tokens import TOKEN
 
 # Seconds every wait on the database is bounded by: a frozen process is found out within it.

@@ -45,7 +45,7 @@ def xid(cursor):
 
 
 @ON_POSTGRESQL
-def test_a_transaction_that_writes_several_states_opens_no_epoch_and_hides_no_event(
+def test_a_transaction_that_writes_several_timeline_entries_opens_no_epoch_and_hides_no_event(
     make_app, database_url
 ):
     app = make_app()
@@ -62,7 +62,7 @@ def test_a_transaction_that_writes_several_states_opens_no_epoch_and_hides_no_ev
         store.publish(db, later, CREATED, {"id": 2, "name": "Ivy"})
         with db.transaction() as changing:  # as the worker disables two endpoints at once
             for endpoint_id in both:
-                endpoints.record_state(db, changing, endpoint_id, db.now())
+                endpoints.extend_timeline(db, changing, endpoint_id, db.now())
         store.publish(db, earlier, CREATED, {"id": 1, "name": "Fern"})
         first.commit()
         (seen,) = feed(client)  # the earlier one, shown while the later still runs

@@ -6,7 +6,7 @@ from werkzeug.exceptions import Conflict, NotFound
 from ... import apidoc, auth, headers
 from ...database import get_db
 from ..tables import endpoints
-from ..tables.deliveries import log
+from ..tables.deliveries import endpoint_log
 from . import resends
 from .delivery_schemas import (
     DeliveryIdSchema,
@@ -56,7 +56,7 @@ def list_deliveries(query, endpoint_id):
     if endpoints.get(db, endpoint_id) is None:
         raise NotFound(NO_SUCH_ENDPOINT)
     status, before = query.get("status"), query.get("before")
-    page, more = log.page(db, endpoint_id, status, before, query["limit"])
+    page, more = endpoint_log.page(db, endpoint_id, status, before, query["limit"])
     if not more:
         return page
     last = page[-1]

@@ -53,20 +53,20 @@ RESPONSES = {
 
 
 def webhooks(event_types):
-    """The webhooks section: one POST per event, for each EventType, with its body's schema
+    """The webhooks section: one POST per event type (an EventType), with its body's schema
     referred to by name (the document declares it)."""
-    names = [event.name for event in event_types]
-    return {event.name: {"post": _operation(event, names)} for event in event_types}
+    names = [event_type.name for event_type in event_types]
+    return {event_type.name: {"post": _operation(event_type, names)} for event_type in event_types}
 
 
-def _operation(event, names):
+def _operation(event_type, names):
     kind = {**EVENT_HEADER, "schema": {"type": "string", "enum": names}}
     headers = {"X-Plantstore-Event": kind, **HEADERS}
-    schema = event.body.__name__.removesuffix("Schema")
+    schema = event_type.body.__name__.removesuffix("Schema")
     return {
-        "summary": event.summary,
-        "description": f"{event.description} {DELIVERY}",
-        "operationId": event.operation_id,
+        "summary": event_type.summary,
+        "description": f"{event_type.description} {DELIVERY}",
+        "operationId": event_type.operation_id,
         "parameters": [
             {"in": "header", "name": name, "required": True, **header}
             for name, header in headers.items()
@@ -76,7 +76,7 @@ def _operation(event, names):
             "content": {
                 "application/json": {
                     "schema": {"$ref": f"#/components/schemas/{schema}"},
-                    "example": example(event.body),
+                    "example": example(event_type.body),
                 }
             },
         },

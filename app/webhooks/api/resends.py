@@ -4,7 +4,7 @@ endpoint is enabled; and why not."""
 import enum
 
 from ..tables import endpoints
-from ..tables.deliveries import log
+from ..tables.deliveries import endpoint_log
 
 
 class Refused(enum.Enum):
@@ -20,7 +20,7 @@ def resend(db, endpoint_id, delivery_id):
     now, under the same id. None, or why not (Refused)."""
     with db.transaction() as cursor:
         refused = _refused(db, cursor, endpoint_id)
-        if refused is None and not log.resend(db, cursor, endpoint_id, delivery_id):
+        if refused is None and not endpoint_log.resend(db, cursor, endpoint_id, delivery_id):
             refused = Refused.NO_DELIVERY
     return refused
 
@@ -31,7 +31,7 @@ def recover(db, endpoint_id, since):
     with db.transaction() as cursor:
         refused = _refused(db, cursor, endpoint_id)
         if refused is None:
-            log.recover(db, cursor, endpoint_id, since)
+            endpoint_log.recover(db, cursor, endpoint_id, since)
     return refused
 
 

@@ -5,7 +5,7 @@ from flask import current_app
 
 from ... import events
 from ...database import get_db
-from ...database.command import Group
+from ...database.cli_base import Group
 from .. import settings
 from ..receivers import receiver_name
 from ..security.signatures import standard_secret

@@ -22,7 +22,7 @@ A delivery's life, and the one function that does each step:
 6. Retried or kept. A failed attempt with attempts left stays pending, due after a backoff;
    with none left the delivery is kept as failed (``retries.Retries.outcome``), until an
    operator or the endpoint's owner sends it again (``tables.deliveries.totals.retry_failed``,
-   ``tables.deliveries.log.recover``).
+   ``tables.deliveries.endpoint_log.recover``).
 7. Deleted. A delivered row goes once older than PLANTSTORE_WEBHOOK_RETENTION
    (``tables.deliveries.queue.delete_delivered``); every row of an endpoint goes with it
    (``tables.endpoints.delete``).
@@ -34,7 +34,7 @@ read after the events), count the endpoints disabled: the write lock once per ro
 the number of deliveries. Once a second, apart, ``ledger.Ledger.tidy`` deletes old delivered
 rows and settles the strays of endpoints disabled or deleted while a round read them; among the
 receivers it lists, the worker takes up the operator's URLs no longer configured
-(``loop.Worker._keep_other_receivers``). Once a minute it forgets the endpoints' states that no
+(``loop.Worker._keep_other_receivers``). Once a minute it forgets the timelines' entries that no
 waiting event can need.
 """
 

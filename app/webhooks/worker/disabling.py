@@ -31,11 +31,11 @@ def judge(db, cursor, outcomes, disable_after, known):
             continue
         if endpoint_id in gone:
             if endpoints.disable(db, cursor, endpoint_id, endpoints.DISABLED_GONE):
-                endpoints.record_state(db, cursor, endpoint_id, now)
+                endpoints.extend_timeline(db, cursor, endpoint_id, now)
                 disabled.append((endpoint_id, endpoints.DISABLED_GONE, "gone"))
             continue
         if _fails_for_long(db, cursor, endpoint, outcome, now, disable_after):
-            endpoints.record_state(db, cursor, endpoint_id, now)
+            endpoints.extend_timeline(db, cursor, endpoint_id, now)
             disabled.append((endpoint_id, endpoints.DISABLED_FAILING, "failing"))
     return disabled
 

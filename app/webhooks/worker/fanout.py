@@ -18,7 +18,7 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
     then fans out nothing.
 
     The operator's receivers (urls) get the events of operator_types (names); each endpoint
-    gets those it was subscribed to and enabled for when they were written (its history, read
+    gets those it was subscribed to and enabled for when they were written (its timeline, read
     after the events, so that no change committed before one of them is missed), failed when it
     is disabled now. A delivery keeps its event's creation time, so that its age counts from
     the change. Up to wants[receiver] of a receiver's are written claimed, leased until until()
@@ -30,12 +30,12 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
     rows, _ = events.store.page(db, cursor, after, (), limit) if after is not None else ([], None)
     if not rows:
         return []
-    states = timelines.of_endpoints(db, cursor).items()
+    by_endpoint = timelines.of_endpoints(db, cursor).items()
     deliveries, claimed, left = [], [], dict(wants)
     for event in rows:
         event_type, body, created_at = event.type, event.body, event.created_at
         receivers = [(url, True) for url in urls] if event_type in operator_types else []
-        receivers += _endpoints(states, event_type, _moment(db, event))
+        receivers += _endpoints(by_endpoint, event_type, _moment(db, event))
         event_id = events.ids.public_id(event)
         for receiver, enabled in receivers:
             error = None if enabled else DISABLED
@@ -62,16 +62,16 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
 
 
 def _moment(db, event):
-    # When the event was written, as the endpoints' states are judged by (timelines.py).
+    # When the event was written, as the endpoints' timelines are judged by (timelines.py).
     if event.snapshot is not None:
         return timelines.Seen.of(event.epoch, event.snapshot)
     return db.read_time(event.created_at)
 
 
-def _endpoints(states, event_type, at):
+def _endpoints(by_endpoint, event_type, at):
     # (endpoint id, whether it is enabled now) of each endpoint that took the event at at.
     return [
         (endpoint_id, timeline.enabled_now)
-        for endpoint_id, timeline in states
+        for endpoint_id, timeline in by_endpoint
         if timeline.took(event_type, at)
     ]

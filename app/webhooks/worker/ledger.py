@@ -11,7 +11,7 @@ from ... import database, events
 from .. import settings
 from ..receivers import is_endpoint
 from ..tables import window_sizes
-from ..tables.deliveries import log, queue
+from ..tables.deliveries import endpoint_log, queue
 from ..tables.endpoints import rounds, timelines
 from . import disabling, fanout, throttling
 from .retries import Retries
@@ -24,7 +24,7 @@ LEASE_MARGIN = 5
 FANOUT_BATCH = 500
 # Seconds between two writes of the windows for /metrics, and how long /metrics believes one.
 WINDOWS_INTERVAL, WINDOWS_LIFE = 0.5, 5
-# Seconds between two prunings of the endpoints' history (timelines.prune).
+# Seconds between two prunings of the endpoints' timelines (timelines.prune).
 PRUNE_INTERVAL = 60
 
 
@@ -110,7 +110,7 @@ class Ledger:
         """Delete up to batch deliveries delivered more than retention ago, and up to batch
         events older than the feed's retention (events.retention.Retention.prune); then settle
         the strays of endpoints disabled or deleted (see rounds.settle_strays), and once a
-        minute forget the endpoints' states that no waiting event needs. How many rows the
+        minute forget the timelines' entries that no waiting event needs. How many rows the
         first step deleted at the most, and every receiver the outbox holds."""
         receivers = queue.receivers(self.db)
         deleted = queue.delete_delivered(self.db, receivers, retention, batch)
@@ -119,11 +119,11 @@ class Ledger:
         if strays:
             with self.db.transaction() as cursor:
                 rounds.settle_strays(self.db, cursor, strays)
-        self._prune_history()
+        self._prune_timelines()
         return deleted, receivers
 
-    def _prune_history(self):
-        # The states no event that may still be fanned out was written in.
+    def _prune_timelines(self):
+        # The entries no event that may still be fanned out was written in.
         if time.monotonic() < self._prune_due:
             return
         timelines.prune(self.db)
@@ -132,7 +132,7 @@ class Ledger:
     def fail_pending(self, receiver, error):
         """Fail every pending delivery to receiver with error, in a transaction; how many."""
         with self.db.transaction() as cursor:
-            return log.fail_pending(self.db, cursor, receiver, error)
+            return endpoint_log.fail_pending(self.db, cursor, receiver, error)
 
     def _strays(self, receivers):
         # A write transaction only where a stray may be: an endpoint deleted, or one disabled

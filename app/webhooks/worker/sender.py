@@ -75,9 +75,9 @@ def _basic(credentials):
 
 
 def request(head, target, delivery_id, event, body, event_id=None):
-    """The bytes of one attempt after its route's head: signed at this attempt's time with
-    each of the target's keys (up to three during rotations' overlaps, the newest first), with
-    the event's id in the feed when it has one."""
+    """The bytes of one attempt after its route's head: event its event type, signed at this
+    attempt's time with each of the target's keys (up to three during rotations' overlaps, the
+    newest first), with the event's id in the feed when it has one."""
     timestamp = int(time.time())
     signatures = " ".join(
         standard_signature(key, delivery_id, timestamp, body) for key in target.keys

@@ -1,7 +1,7 @@
-"""The fan-out goes by each endpoint's history: an event goes to the endpoints that were enabled
+"""The fan-out goes by each endpoint's timeline: an event goes to the endpoints that were enabled
 and subscribed to its type when it was written, however many changes came before the worker
 got to it, and whenever a change waited for the write lock, or a transaction elsewhere held the
-event back for hours while the worker pruned the history. In process, on a real database."""
+event back for hours while the worker pruned the timelines. In process, on a real database."""
 
 import sys
 import threading
@@ -123,34 +123,34 @@ def test_a_disable_that_waits_for_the_write_lock_counts_from_when_it_holds_it(ma
     assert (row["status"], row["last_error"]) == ("failed", fanout.DISABLED)
 
 
-def test_a_replaced_state_is_kept_while_an_event_written_under_it_waits_then_forgotten(
+def test_a_replaced_entry_is_kept_while_an_event_written_under_it_waits_then_forgotten(
     make_app,
 ):
     app = make_app()
     client, headers = app.test_client(), issue_admin_token(app)
     endpoint = register(client, headers, events=["plant.created"])["id"]
     patch(client, headers, endpoint, events=["plant.updated"])
-    create_plant(client, 1)  # written under the second state, which the third replaces
+    create_plant(client, 1)  # written under the second entry, which the third replaces
     patch(client, headers, endpoint, events=["plant.deleted"])
     db = database.of(app)
 
-    def states():
+    def entries():
         with db.cursor() as cursor:
             return [sorted(each) for each in timelines.of_endpoints(db, cursor)[endpoint].events]
 
-    if not db.is_sqlite:  # an hour on: a state is kept that long for events not yet committed
+    if not db.is_sqlite:  # an hour on: an entry is kept that long for events not yet committed
         with db.transaction() as cursor:
             cursor.execute(AN_HOUR_ON)
     # The first decides no waiting event; the second decides the create's, not yet fanned out.
     assert timelines.prune(db) == 1
-    assert states() == [["plant.updated"], ["plant.deleted"]]
+    assert entries() == [["plant.updated"], ["plant.deleted"]]
     fan_out(app)
     assert timelines.prune(db) == 1
-    assert states() == [["plant.deleted"]]
+    assert entries() == [["plant.deleted"]]
 
 
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-def test_an_event_held_back_for_hours_keeps_the_state_it_was_written_under(
+def test_an_event_held_back_for_hours_keeps_the_entry_it_was_written_under(
     make_app, database_url, make_receiver
 ):
     worker = make_app(**ENDPOINT_SETTINGS, EVENT_RETENTION=3600)

@@ -6,7 +6,7 @@ import os
 import pytest
 
 from harness.worker import start_worker
-from support.clocks import build_clock_shift
+from support.shifted_clocks import build_clock_shift
 
 
 @pytest.fixture(scope="module")

@@ -17,10 +17,10 @@ from app.database import utcnow
 from app.tokens import store as token_store
 from app.tokens.lookup import token_hash
 from harness.processes import wait_for
-from support.clocks import sent_twice_at_once
 from support.in_process import running
 from support.live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
 from support.live_servers import environment
+from support.shifted_clocks import sent_twice_at_once
 from support.tokens import ADMIN_TOKEN
 from support.webhooks import create_many
 

@@ -11,8 +11,8 @@ import pytest
 
 from harness.processes import wait_for
 from harness.stamping import StampingReceiver
-from support.clocks import build_clock_shift, stepped_postgres
 from support.live_servers import upgrade
+from support.shifted_clocks import build_clock_shift, stepped_postgres
 from support.webhooks import create_many
 
 pytestmark = [

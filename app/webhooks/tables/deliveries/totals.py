@@ -6,7 +6,7 @@ from sqlalchemy import func, select
 
 from ....database import Statement, inline
 from . import DELIVERED, FAILED, PENDING, deliveries
-from .log import AGAIN
+from .endpoint_log import AGAIN
 
 c = deliveries.c
 IS_FAILED = c.status == inline(FAILED)

@@ -1,6 +1,6 @@
 """The webhook_endpoints table, receivers registered through the API, and its statements: the
-API's here, a secret's rotation in rotation.py, the worker's in rounds.py; every state each one
-has been in, in timelines.py."""
+API's here, a secret's rotation in rotation.py, the worker's in rounds.py; the timeline of each
+(its changes, each from when), in timelines.py."""
 
 import json
 
@@ -22,7 +22,7 @@ from sqlalchemy import (
 
 from ....database import Now, Statement, metadata
 from ....database.sql import UTCDateTime
-from ..deliveries import log
+from ..deliveries import endpoint_log
 from . import timelines
 from .timelines import webhook_endpoint_history
 
@@ -96,9 +96,9 @@ ENABLE = Statement(
     .values(enabled=true(), disabled_reason=null(), failing_since=null())
 )
 RATES = Statement(select(c.id, c.throttle_rate).order_by(c.id))
-# The endpoint's state as it now is, from now, in the transaction that changed it (which holds
-# its row): what the fan-out of an event written from then on goes by (timelines.py).
-RECORD_STATE = Statement(
+# The endpoint's timeline entry: it as it now is, from now, in the transaction that changed it
+# (which holds its row): what the fan-out of an event written from then on goes by (timelines.py).
+EXTEND_TIMELINE = Statement(
     insert(webhook_endpoint_history).from_select(
         ["endpoint_id", "since", "enabled", "events"],
         select(c.id, Now(), c.enabled, c.events).where(_by_id()),
@@ -160,7 +160,7 @@ def create(db, endpoint, sealed_secret, most):
         # Stamped once it holds the write lock, as every event it may take is stamped.
         now = db.now()
         cursor.execute(_setting(_insert, tuple(row))[db.dialect], {**row, "now": now})
-        record_state(db, cursor, row["id"], now)
+        extend_timeline(db, cursor, row["id"], now)
         cursor.execute(SELECT_ONE[db.dialect], row)
         return _shown(db, SELECT_ONE.row(cursor))
 
@@ -199,39 +199,39 @@ def update(db, endpoint_id, changes):
             cursor.execute(ENABLE[db.dialect], {"id": endpoint_id})
         if "events" in changes or "enabled" in changes:
             # Stamped last, once every lock is held: an event committed before is judged by
-            # the state before; on SQLite the write lock orders the two stamps as the commits.
-            record_state(db, cursor, endpoint_id, db.now())
+            # the entry before; on SQLite the write lock orders the two stamps as the commits.
+            extend_timeline(db, cursor, endpoint_id, db.now())
         cursor.execute(SELECT_ONE[db.dialect], {"id": endpoint_id})
         row = SELECT_ONE.row(cursor)
     return _shown(db, row) if row else None
 
 
-def record_state(db, cursor, endpoint_id, now):
+def extend_timeline(db, cursor, endpoint_id, now):
     """Remember the endpoint's enabled and events as they now are, from now (db.now(): the
     database's clock reads it on PostgreSQL), in the cursor's transaction, after a change of
     either."""
-    cursor.execute(RECORD_STATE[db.dialect], {"id": endpoint_id, "now": now})
+    cursor.execute(EXTEND_TIMELINE[db.dialect], {"id": endpoint_id, "now": now})
 
 
 def disable(db, cursor, endpoint_id, reason):
     """Disable an enabled endpoint in the cursor's transaction and fail its pending deliveries,
     so that `recover` can send them once it is enabled again; whether it was enabled. The
-    caller records the new state (record_state)."""
+    caller extends the timeline (extend_timeline)."""
     cursor.execute(DISABLE[db.dialect], {"id": endpoint_id, "reason": reason})
     if cursor.rowcount != 1:
         return False
-    log.fail_disabled(db, cursor, endpoint_id, reason)
+    endpoint_log.fail_disabled(db, cursor, endpoint_id, reason)
     return True
 
 
 def delete(db, endpoint_id):
-    """Delete the endpoint, its states and every delivery to it; False if there was none."""
+    """Delete the endpoint, its timeline and every delivery to it; False if there was none."""
     with db.transaction() as cursor:
         cursor.execute(DELETE[db.dialect], {"id": endpoint_id})
         if cursor.rowcount != 1:
             return False
         timelines.forget(db, cursor, endpoint_id)
-        log.delete(db, cursor, endpoint_id)
+        endpoint_log.delete(db, cursor, endpoint_id)
         return True
 
 

@@ -5,7 +5,7 @@ failed for long enough)."""
 from sqlalchemy import bindparam, case, false, null, select, update
 
 from ....database import Now, Statement
-from ..deliveries import log
+from ..deliveries import endpoint_log
 from ..records import Endpoint
 from . import DISABLED_FAILING, webhook_endpoints
 
@@ -93,9 +93,9 @@ def settle_strays(db, cursor, endpoint_ids):
         cursor.execute(STATE[db.dialect], {"id": endpoint_id})
         row = STATE.row(cursor)
         if row is None:
-            log.delete(db, cursor, endpoint_id)
+            endpoint_log.delete(db, cursor, endpoint_id)
         elif not row.enabled:
-            log.fail_disabled(db, cursor, endpoint_id, row.disabled_reason)
+            endpoint_log.fail_disabled(db, cursor, endpoint_id, row.disabled_reason)
 
 
 def mark_failing(db, cursor, endpoint_id, now):
@@ -117,5 +117,5 @@ def disable_failing(db, cursor, endpoint_id, seconds):
     cursor.execute(DISABLE_FAILING[db.dialect], values)
     if cursor.rowcount != 1:
         return False
-    log.fail_disabled(db, cursor, endpoint_id, DISABLED_FAILING)
+    endpoint_log.fail_disabled(db, cursor, endpoint_id, DISABLED_FAILING)
     return True

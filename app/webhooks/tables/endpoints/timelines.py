@@ -1,8 +1,9 @@
-"""The webhook_endpoint_history table: every state an endpoint has been in (enabled, and its
-events) from when it took it, so that the fan-out sends each event to the endpoints as they were
-when it was written, however many changes came before the worker got to it.
+"""The endpoints' timelines: an entry for each change of an endpoint (whether it is enabled,
+and its event types), from when it took it, so that the fan-out sends each event to the
+endpoints as they were when it was written, however many changes came before the worker got to
+it. Their table keeps its first name, webhook_endpoint_history: renaming it is a migration.
 
-"When" is the feed's, not a clock's, on PostgreSQL: a state is the event's when the change that
+"When" is the feed's, not a clock's, on PostgreSQL: an entry is the event's when the change that
 made it had committed as the event was written (the event's snapshot saw its transaction), so
 hosts whose clocks disagree judge alike. On SQLite, one host, one writer at a time: by time."""
 
@@ -31,7 +32,7 @@ from .... import events
 from ....database import Statement, inline, metadata, utcnow
 from ....database.sql import UTCDateTime, postgresql_default, postgresql_only
 
-# How long a replaced state is kept for events whose transactions have not committed yet.
+# How long a replaced entry is kept for events whose transactions have not committed yet.
 UNCOMMITTED_KEPT = "1 hour"
 
 webhook_endpoint_history = Table(
@@ -53,7 +54,7 @@ webhook_endpoint_history = Table(
         Column("xid", BigInteger, nullable=False, server_default="0"), events.store.XID
     ),
     Index("webhook_endpoint_history_endpoint", "endpoint_id", "since"),
-    # States by place: what plantstore_feed_epoch() read before epochs were identities.
+    # Entries by place: what plantstore_feed_epoch() read before epochs were identities.
     postgresql_only(Index("webhook_endpoint_history_place", "epoch", "xid")),
 )
 
@@ -64,13 +65,13 @@ EVERY = Statement(
     select(h.endpoint_id, h.since, h.epoch, h.xid, h.enabled, h.events).order_by(
         h.endpoint_id, h.id
     ),
-    "State",
+    "Entry",
 )
 DELETE = Statement(delete(webhook_endpoint_history).where(h.endpoint_id == bindparam("id")))
-# Every endpoint has a state from its creation until it is deleted.
+# Every endpoint has a timeline from its creation until it is deleted.
 ANY = Statement(select(h.id).limit(inline(1)))
 _later = webhook_endpoint_history.alias("later")
-# A state that a later one replaced, which decides no event the fan-out has still to read: on
+# An entry that a later one replaced, which decides no event the fan-out has still to read: on
 # SQLite, where events are judged by time, the later one came before the horizon; on
 # PostgreSQL, its transaction ended before every such event committed was written (its place
 # before events.cursors.seen), and an hour ago: events not yet committed keep no snapshot that
@@ -120,9 +121,9 @@ class Seen(NamedTuple):
 
 
 class Timeline(NamedTuple):
-    """An endpoint's states in the order they were made: since (datetimes), and the epoch and
-    id of the transaction that made each (PostgreSQL), whether it was enabled then and the
-    event types it was subscribed to."""
+    """An endpoint's timeline, its entries in the order they were made: since (datetimes), the
+    epoch and id of the transaction that made each (PostgreSQL), whether it was enabled then and
+    the event types it was subscribed to."""
 
     since: list
     places: list
@@ -138,7 +139,7 @@ class Timeline(NamedTuple):
 
     def _last_at(self, moment):
         if isinstance(moment, Seen):
-            # The states it saw are the first ones: each change waited for the one before.
+            # The entries it saw are the first ones: each change waited for the one before.
             return next(
                 (at for at in reversed(range(len(self.places))) if moment.saw(*self.places[at])),
                 -1,
@@ -147,7 +148,7 @@ class Timeline(NamedTuple):
 
     @property
     def enabled_now(self):
-        """Whether the endpoint is enabled, as its last state says."""
+        """Whether the endpoint is enabled, as its timeline's last entry says."""
         return self.enabled[-1]
 
 
@@ -171,12 +172,12 @@ def any_endpoint(db, cursor):
 
 
 def forget(db, cursor, endpoint_id):
-    """Delete the endpoint's states, in the cursor's transaction (it is deleted)."""
+    """Delete the endpoint's timeline, in the cursor's transaction (it is deleted)."""
     cursor.execute(DELETE[db.dialect], {"id": endpoint_id})
 
 
 def prune(db):
-    """Delete the states that a later one replaced before any event the fan-out has still to
+    """Delete the entries that a later one replaced before any event the fan-out has still to
     read was written, in the feed's terms: its place on PostgreSQL, its time on SQLite; how
     many went. None go while an event of older code, judged by time alone, waits there."""
     with db.transaction() as cursor:

@@ -1,4 +1,4 @@
-"""The base of every command: a database that cannot be used ends it in one line."""
+"""The base of every CLI command: a database that cannot be used ends it in one line."""
 
 import contextlib
 
