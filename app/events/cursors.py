@@ -151,14 +151,13 @@ def waiting(db):
     with db.cursor() as cursor:
         cursor.execute(WAITING[db.dialect], unread_from(db, cursor)._asdict())
         row = WAITING.row(cursor)
-    return row.count, db.read_time(row.oldest) if row.oldest is not None else None
+    return row.count, row.oldest
 
 
 def waiting_since(db, cursor):
     """The creation time of the oldest event waiting to be fanned out (SQLite), or None."""
     cursor.execute(WAITING[db.dialect], unread_from(db, cursor)._asdict())
-    oldest = WAITING.row(cursor).oldest
-    return None if oldest is None else db.read_time(oldest)
+    return WAITING.row(cursor).oldest
 
 
 def seen(db, cursor):
@@ -172,5 +171,6 @@ def seen(db, cursor):
     if unread is not None and unread.unknown:
         return None
     cursor.execute(HORIZON[db.dialect])
-    bound = tuple(HORIZON.row(cursor))
+    horizon = HORIZON.row(cursor)
+    bound = (horizon.epoch, horizon.xmin)
     return bound if unread is None else min(bound, (unread.epoch, unread.xmin))

@@ -129,12 +129,10 @@ def _change(values):
     return webhook_endpoints.update().where(_by_id()).values(values)
 
 
-def _shown(db, row):
+def _shown(row):
     return {
         **row._asdict(),
         "events": json.loads(row.events),
-        "enabled": bool(row.enabled),
-        "created_at": db.read_time(row.created_at),
     }
 
 
@@ -162,7 +160,7 @@ def create(db, endpoint, sealed_secret, most):
         cursor.execute(_setting(_insert, tuple(row))[db.dialect], {**row, "now": now})
         record_state(db, cursor, row["id"], now)
         cursor.execute(SELECT_ONE[db.dialect], row)
-        return _shown(db, SELECT_ONE.row(cursor))
+        return _shown(SELECT_ONE.row(cursor))
 
 
 def get(db, endpoint_id):
@@ -170,7 +168,7 @@ def get(db, endpoint_id):
     with db.cursor() as cursor:
         cursor.execute(SELECT_ONE[db.dialect], {"id": endpoint_id})
         row = SELECT_ONE.row(cursor)
-    return _shown(db, row) if row else None
+    return _shown(row) if row else None
 
 
 def page(db, after, limit):
@@ -178,7 +176,7 @@ def page(db, after, limit):
     more remain."""
     with db.cursor() as cursor:
         cursor.execute(SELECT_PAGE[db.dialect], {"after": after, "limit": limit + 1})
-        rows = [_shown(db, row) for row in SELECT_PAGE.rows(cursor)]
+        rows = [_shown(row) for row in SELECT_PAGE.rows(cursor)]
     return rows[:limit], len(rows) > limit
 
 
@@ -203,7 +201,7 @@ def update(db, endpoint_id, changes):
             record_state(db, cursor, endpoint_id, db.now())
         cursor.execute(SELECT_ONE[db.dialect], {"id": endpoint_id})
         row = SELECT_ONE.row(cursor)
-    return _shown(db, row) if row else None
+    return _shown(row) if row else None
 
 
 def record_state(db, cursor, endpoint_id, now):

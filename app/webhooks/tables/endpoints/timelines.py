@@ -157,9 +157,9 @@ def of_endpoints(db, cursor):
     found = {}
     for state in EVERY.rows(cursor):
         timeline = found.setdefault(state.endpoint_id, Timeline([], [], [], []))
-        timeline.since.append(db.read_time(state.since))
+        timeline.since.append(state.since)
         timeline.places.append((state.epoch, state.xid))
-        timeline.enabled.append(bool(state.enabled))
+        timeline.enabled.append(state.enabled)
         timeline.events.append(frozenset(json.loads(state.events)))
     return found
 
@@ -183,11 +183,11 @@ def prune(db):
         if db.is_sqlite:
             now = utcnow()
             oldest = events.cursors.waiting_since(db, cursor) or now
-            values = {"horizon": db.bind_time(min(oldest, now))}
+            values = {"horizon": min(oldest, now)}
         else:
             seen = events.cursors.seen(db, cursor)
             if seen is None:
                 return 0
             values = {"epoch": seen[0], "xid": seen[1]}
-        cursor.execute(PRUNE[db.dialect], values)
+        PRUNE.execute(cursor, values)
         return cursor.rowcount
