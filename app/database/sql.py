@@ -4,9 +4,10 @@ statement is compiled per driver and its rows are read, by column name."""
 import collections
 import datetime
 import functools
+import json
 import sqlite3
 
-from sqlalchemy import DateTime, Integer, MetaData, String, TypeDecorator, literal_column
+from sqlalchemy import DateTime, Integer, MetaData, String, Text, TypeDecorator, literal_column
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import psycopg
 from sqlalchemy.dialects.sqlite import base as sqlite_base
@@ -57,6 +58,22 @@ class UTCDateTime(TypeDecorator):
         if dialect.name == "sqlite":
             return _sqlite_time
         return super().result_processor(dialect, coltype)
+
+
+class JSONText(TypeDecorator):
+    """A JSON value, kept as its text on both backends (json.dumps's, as the rows written
+    before it hold), written and read back as the Python value."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        """The value's JSON text."""
+        return json.dumps(value)
+
+    def process_result_value(self, value, dialect):
+        """The value the JSON text holds."""
+        return json.loads(value)
 
 
 def _sqlite_time(text):
@@ -113,7 +130,7 @@ class Statement:
     records of a named tuple made once from the columns the statement returns, or of the
     record given, whose fields must be those columns, or dicts of them (record=dict).
 
-    Values go both ways as the columns' types say (times aware in UTC, booleans as bool):
+    Values go both ways as the columns' types say (times aware in UTC, booleans, JSON):
     ``execute`` converts the parameters, ``rows`` and ``row`` the columns, with processors
     found once per backend; a statement run on ``statement[dialect]`` has its parameters as
     the driver takes them."""

@@ -70,7 +70,8 @@ WAITING = Statement(
         .select_from(store.events)
         .where(*where)
         for dialect, (where, _) in store.ORDER.items()
-    }
+    },
+    "Backlog",
 )
 
 
@@ -89,10 +90,13 @@ UNREAD = Statement(
     )
     .group_by(u.epoch)
     .order_by(u.epoch)
-    .limit(inline(1))
+    .limit(inline(1)),
+    "Unread",
 )
 # This cluster's epoch and its oldest running transaction, which bound every snapshot to come.
-HORIZON = Statement(select(store.HERE.label("epoch"), literal_column(store.XMIN).label("xmin")))
+HORIZON = Statement(
+    select(store.HERE.label("epoch"), literal_column(store.XMIN).label("xmin")), "Horizon"
+)
 
 
 def where(db, cursor, name):

@@ -121,7 +121,8 @@ HERE_NOW = Statement(select(HERE.label("epoch")))
 HELD_BACK = Statement(
     select(func.count().label("count"), func.min(e.created_at).label("oldest")).where(
         e.epoch == HERE, e.xid >= literal_column(XMIN)
-    )
+    ),
+    "Backlog",
 )
 # Each number of types a page may be filtered by, compiled once.
 _PAGES = {}

@@ -39,7 +39,7 @@ FOR_WORKER = Statement(
 # Taken one row at a time, by ascending id, before any delivery row: the order of the API too.
 LOCK = Statement(select(c.id).where(BY_ID).with_for_update())
 SHARE = Statement(select(c.id).where(BY_ID).with_for_update(read=True))
-STATE = Statement(select(c.enabled, c.disabled_reason).where(BY_ID))
+STATE = Statement(select(c.enabled, c.disabled_reason).where(BY_ID), "State")
 MARK_FAILING = Statement(
     update(webhook_endpoints).where(BY_ID, c.failing_since.is_(None)).values(failing_since=Now())
 )

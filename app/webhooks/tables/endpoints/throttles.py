@@ -10,7 +10,9 @@ from . import webhook_endpoints
 c = webhook_endpoints.c
 # The clock read by the same statement, now and not at the transaction's start: a claim may
 # have waited for the row.
-NEXT = Statement(select(c.throttle_next, Now().label("now")).where(c.id == bindparam("id")))
+NEXT = Statement(
+    select(c.throttle_next, Now().label("now")).where(c.id == bindparam("id")), "Schedule"
+)
 ADVANCE = Statement(
     update(webhook_endpoints).where(c.id == bindparam("id")).values(throttle_next=bindparam("next"))
 )

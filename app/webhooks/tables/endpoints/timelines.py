@@ -7,7 +7,6 @@ made it had committed as the event was written (the event's snapshot saw its tra
 hosts whose clocks disagree judge alike. On SQLite, one host, one writer at a time: by time."""
 
 import bisect
-import json
 from typing import NamedTuple
 
 from sqlalchemy import (
@@ -18,7 +17,6 @@ from sqlalchemy import (
     Integer,
     String,
     Table,
-    Text,
     bindparam,
     delete,
     func,
@@ -29,7 +27,7 @@ from sqlalchemy import (
 
 from .... import events
 from ....database import Statement, inline, metadata, utcnow
-from ....database.sql import UTCDateTime, postgresql_default, postgresql_only
+from ....database.sql import JSONText, UTCDateTime, postgresql_default, postgresql_only
 
 # How long a replaced state is kept for events whose transactions have not committed yet.
 UNCOMMITTED_KEPT = "1 hour"
@@ -44,7 +42,7 @@ webhook_endpoint_history = Table(
     Column("since", UTCDateTime, nullable=False),
     Column("enabled", Boolean, nullable=False),
     # A JSON array of event types, as webhook_endpoints.events.
-    Column("events", Text, nullable=False),
+    Column("events", JSONText, nullable=False),
     # The changing transaction's epoch and id, as an event's (app/events/store.py); 0 on SQLite.
     postgresql_default(
         Column("epoch", BigInteger, nullable=False, server_default="0"), events.store.EPOCH
@@ -160,7 +158,7 @@ def of_endpoints(db, cursor):
         timeline.since.append(state.since)
         timeline.places.append((state.epoch, state.xid))
         timeline.enabled.append(state.enabled)
-        timeline.events.append(frozenset(json.loads(state.events)))
+        timeline.events.append(frozenset(state.events))
     return found
 
 
