@@ -1,6 +1,7 @@
 """docs/architecture.md and the README's map against the tree of app/; one name for one module,
 and no two modules or packages (of app/, tests/support/, harness/) a letter apart; no text run as
-code; and each table's statements in that table's module alone."""
+code; values converted by the data layer alone; and each table's statements in that table's
+module alone."""
 
 import ast
 import collections
@@ -169,3 +170,16 @@ def test_a_table_is_written_and_read_in_its_module_alone(table):
     statement = _uses(table)
     users = [path for path in modules() if statement.search((ROOT / path).read_text())]
     assert users and all(path.startswith(OWNERS[table]) for path in users), users
+
+
+def test_values_are_converted_in_the_data_layer_alone():
+    # Times and booleans go both ways by the columns' types (Statement): no caller converts.
+    converting = re.compile(r"\b(?:bind|read)_time\b")
+    callers = [
+        f"{module}:{number}"
+        for module in modules()
+        if not module.startswith("app/database/")
+        for number, line in enumerate((ROOT / module).read_text().splitlines(), 1)
+        if converting.search(line)
+    ]
+    assert callers == []

@@ -15,7 +15,7 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from . import clock, drivers, waits
 from .failures import Locked, Unavailable, classify
 from .hostlock import HostLock, LockTimeout
-from .sql import UTCDateTime, metadata
+from .sql import metadata
 
 # Where the app keeps its Database.
 EXTENSION = "plantstore.db"
@@ -42,12 +42,8 @@ class Database:
             else {"isolation_level": "READ COMMITTED"}
         )
         self._core_writer = self.engine.execution_options(**core)
-        # Times go to and come from driver cursors as Core would convert them: UTC, aware.
-        time_type = UTCDateTime().dialect_impl(dialect)
-        self.bind_time = time_type.bind_processor(dialect)
-        self.read_time = time_type.result_processor(dialect, None)
         # What a statement's clock.Now parameters take: on PostgreSQL its clock is read there.
-        self.now, self.later = clock.of_backend(self.is_sqlite, self.bind_time)
+        self.now, self.later = clock.of_backend(dialect)
         database = self.engine.url.database
         on_disk = self.is_sqlite and database not in (None, "", ":memory:")
         self.writer_lock = HostLock(f"{database}-writer") if on_disk else None

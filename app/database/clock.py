@@ -45,13 +45,16 @@ def _on_postgresql(element, compiler, **kw):
 
 @compiles(Now)
 def _bound(element, compiler, **kw):
-    return compiler.process(bindparam(element.key, type_=UTCDateTime()), **kw)
+    # Untyped: the caller binds db.now() or db.later(seconds), already as the driver takes it.
+    return compiler.process(bindparam(element.key), **kw)
 
 
-def of_backend(is_sqlite, bind_time):
-    """(now, later) of a Database: the values its statements' Now parameters take, the time
-    now and seconds from now; on PostgreSQL, None and the seconds (its clock is read there)."""
-    if is_sqlite:
+def of_backend(dialect):
+    """(now, later) of a Database on dialect: the values its statements' Now parameters take,
+    the time now and seconds from now, as the driver takes them (Now's parameter is untyped);
+    on PostgreSQL, None and the seconds (its clock is read there)."""
+    if dialect.name == "sqlite":
+        bind_time = UTCDateTime().dialect_impl(dialect).bind_processor(dialect)
         return (
             lambda: bind_time(utcnow()),
             lambda seconds: bind_time(utcnow() + datetime.timedelta(seconds=seconds)),
@@ -64,9 +67,9 @@ LATER = Statement(select(Now("seconds", later=True).label("at")))
 
 
 class Later:
-    """The database's time seconds from now, as bound, read in the cursor's transaction when it
-    is first asked for (calling it) and the same ever after: a round that claims nothing reads
-    no clock."""
+    """The database's time seconds from now, an aware datetime, read in the cursor's transaction
+    when it is first asked for (calling it) and the same ever after: a round that claims
+    nothing reads no clock."""
 
     def __init__(self, db, cursor, seconds):
         self.db, self.cursor, self.seconds = db, cursor, seconds
@@ -74,7 +77,7 @@ class Later:
 
     def __call__(self):
         if self.at is None:
-            self.at = self.db.bind_time(later(self.db, self.cursor, self.seconds))
+            self.at = later(self.db, self.cursor, self.seconds)
         return self.at
 
 
@@ -91,4 +94,4 @@ def later(db, cursor, seconds):
     if db.is_sqlite:
         return utcnow() + datetime.timedelta(seconds=seconds)
     cursor.execute(LATER[db.dialect], {"seconds": float(seconds)})
-    return db.read_time(LATER.row(cursor).at)
+    return LATER.row(cursor).at

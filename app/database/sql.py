@@ -4,8 +4,10 @@ statement is compiled per driver and its rows are read, by column name."""
 import collections
 import datetime
 import functools
+import json
+import sqlite3
 
-from sqlalchemy import DateTime, Integer, MetaData, String, TypeDecorator, literal_column
+from sqlalchemy import DateTime, Integer, MetaData, String, Text, TypeDecorator, literal_column
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import psycopg
 from sqlalchemy.dialects.sqlite import base as sqlite_base
@@ -51,6 +53,34 @@ class UTCDateTime(TypeDecorator):
             return value.replace(tzinfo=datetime.UTC)
         return value.astimezone(datetime.UTC)
 
+    def result_processor(self, dialect, coltype):
+        """On SQLite, the stored text parsed in one step: every row of a feed's page has one."""
+        if dialect.name == "sqlite":
+            return _sqlite_time
+        return super().result_processor(dialect, coltype)
+
+
+class JSONText(TypeDecorator):
+    """A JSON value, kept as its text on both backends (json.dumps's, as the rows written
+    before it hold), written and read back as the Python value."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        """The value's JSON text."""
+        return json.dumps(value)
+
+    def process_result_value(self, value, dialect):
+        """The value the JSON text holds."""
+        return json.loads(value)
+
+
+def _sqlite_time(text):
+    # The wall-clock digits in UTC that the bind wrote, made aware in the parse itself: five
+    # times cheaper than a replace(tzinfo=...) after it.
+    return None if text is None else datetime.datetime.fromisoformat(text + "+00:00")
+
 
 def per_backend(statement):
     """{dialect name: Core statement} of one statement for every backend, or of a mapping
@@ -58,6 +88,34 @@ def per_backend(statement):
     if isinstance(statement, dict):
         return statement
     return dict.fromkeys(DIALECTS, statement)
+
+
+def _readers(compiled):
+    """(position, result processor) of each column of a compiled statement's rows whose type
+    converts what the driver gives (a time, a boolean on SQLite); the others need nothing."""
+    dialect = compiled.dialect
+    found = (
+        (position, column.type.dialect_impl(dialect).result_processor(dialect, None))
+        for position, column in enumerate(compiled._result_columns)
+    )
+    return tuple((position, each) for position, each in found if each is not None)
+
+
+def _binders(compiled):
+    """(key, bind processor) of each parameter of a compiled statement whose type converts the
+    Python value for the driver (a time), each once however often the SQL names it; the
+    others go as they are."""
+    dialect = compiled.dialect
+    found = {
+        key: parameter.type.dialect_impl(dialect).bind_processor(dialect)
+        for parameter, key in compiled.bind_names.items()
+    }
+    return tuple((key, each) for key, each in found.items() if each is not None)
+
+
+def _dialect_of(cursor):
+    # The driver's cursor says which backend it runs on: SQLite's is sqlite3's own.
+    return "sqlite" if isinstance(cursor, sqlite3.Cursor) else "postgresql"
 
 
 def _columns(statement):
@@ -70,7 +128,12 @@ class Statement:
     """A Core statement built from its Table, compiled once per backend (``statement[dialect]``
     is the SQL a driver cursor takes), whose rows are read by name: ``rows`` and ``row`` give
     records of a named tuple made once from the columns the statement returns, or of the
-    record given, whose fields must be those columns, or dicts of them (record=dict)."""
+    record given, whose fields must be those columns, or dicts of them (record=dict).
+
+    Values go both ways as the columns' types say (times aware in UTC, booleans, JSON):
+    ``execute`` converts the parameters, ``rows`` and ``row`` the columns, with processors
+    found once per backend; a statement run on ``statement[dialect]`` has its parameters as
+    the driver takes them."""
 
     def __init__(self, statement, name="Row", record=None, **compile_options):
         each = per_backend(statement)
@@ -88,6 +151,8 @@ class Statement:
         if held:
             raise ValueError(f"parameters with values of their own: {sorted(held)}")
         self.sql = {dialect: str(each) for dialect, each in compiled.items()}
+        self._readers = {dialect: _readers(each) for dialect, each in compiled.items()}
+        self._binders = {dialect: _binders(each) for dialect, each in compiled.items()}
         columns = _columns(each["sqlite"])
         if record is dict:
             self.make = functools.partial(_as_dict, columns)
@@ -100,16 +165,51 @@ class Statement:
     def __getitem__(self, dialect):
         return self.sql[dialect]
 
+    def execute(self, cursor, values=None):
+        """Run the statement on the cursor with values (a dict), as its parameters' types
+        convert them."""
+        dialect = _dialect_of(cursor)
+        cursor.execute(self.sql[dialect], _bound(self._binders[dialect], values))
+
+    def executemany(self, cursor, rows):
+        """Run the statement on the cursor once for each of rows (dicts), converted."""
+        dialect = _dialect_of(cursor)
+        binders = self._binders[dialect]
+        cursor.executemany(self.sql[dialect], [_bound(binders, each) for each in rows])
+
     def rows(self, cursor):
         """Every row the cursor's last execution of this statement returned, as records."""
-        make = self.make
-        return [make(row) for row in cursor.fetchall()]
+        found = cursor.fetchall()
+        readers = self._readers[_dialect_of(cursor)] if found else None
+        # map: a page of rows is made in C, but for the readers' and the record's own calls.
+        return list(map(self.make, _read(readers, found) if readers else found))
 
     def row(self, cursor):
         """The first row the cursor's last execution returned as a record, or None; the rows
         after it are read too, so that SQLite ends a RETURNING statement."""
         found = cursor.fetchall()
-        return self.make(found[0]) if found else None
+        if not found:
+            return None
+        readers = self._readers[_dialect_of(cursor)]
+        return self.make(next(_read(readers, found[:1])) if readers else found[0])
+
+
+def _bound(binders, values):
+    if not binders or not values:
+        return values
+    values = dict(values)
+    for key, bind in binders:
+        if key in values:
+            values[key] = bind(values[key])
+    return values
+
+
+def _read(readers, found):
+    # Column by column: each reader maps over its column, and no row is copied in Python.
+    columns = list(zip(*found, strict=True))
+    for position, read in readers:
+        columns[position] = map(read, columns[position])
+    return zip(*columns, strict=True)
 
 
 def _as_dict(columns, row):

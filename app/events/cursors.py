@@ -70,7 +70,8 @@ WAITING = Statement(
         .select_from(store.events)
         .where(*where)
         for dialect, (where, _) in store.ORDER.items()
-    }
+    },
+    "Backlog",
 )
 
 
@@ -89,10 +90,13 @@ UNREAD = Statement(
     )
     .group_by(u.epoch)
     .order_by(u.epoch)
-    .limit(inline(1))
+    .limit(inline(1)),
+    "Unread",
 )
 # This cluster's epoch and its oldest running transaction, which bound every snapshot to come.
-HORIZON = Statement(select(store.HERE.label("epoch"), literal_column(store.XMIN).label("xmin")))
+HORIZON = Statement(
+    select(store.HERE.label("epoch"), literal_column(store.XMIN).label("xmin")), "Horizon"
+)
 
 
 def where(db, cursor, name):
@@ -151,14 +155,13 @@ def waiting(db):
     with db.cursor() as cursor:
         cursor.execute(WAITING[db.dialect], unread_from(db, cursor)._asdict())
         row = WAITING.row(cursor)
-    return row.count, db.read_time(row.oldest) if row.oldest is not None else None
+    return row.count, row.oldest
 
 
 def waiting_since(db, cursor):
     """The creation time of the oldest event waiting to be fanned out (SQLite), or None."""
     cursor.execute(WAITING[db.dialect], unread_from(db, cursor)._asdict())
-    oldest = WAITING.row(cursor).oldest
-    return None if oldest is None else db.read_time(oldest)
+    return WAITING.row(cursor).oldest
 
 
 def seen(db, cursor):
@@ -172,5 +175,6 @@ def seen(db, cursor):
     if unread is not None and unread.unknown:
         return None
     cursor.execute(HORIZON[db.dialect])
-    bound = tuple(HORIZON.row(cursor))
+    horizon = HORIZON.row(cursor)
+    bound = (horizon.epoch, horizon.xmin)
     return bound if unread is None else min(bound, (unread.epoch, unread.xmin))

@@ -83,7 +83,7 @@ def delete_old(db, cursor, before, bound, batch):
     for event in rows:
         if bound is not None and (event.epoch, event.xid, event.id) > bound:
             break
-        if db.read_time(event.created_at) >= before:
+        if event.created_at >= before:
             break
         old.append(event)
     if not old:

@@ -18,6 +18,7 @@ Each PostgreSQL event also keeps the snapshot it was written in, by which the fa
 endpoints' changes that committed before it from those that did not, with no clock.
 """
 
+import datetime
 from typing import NamedTuple
 
 import orjson
@@ -77,14 +78,14 @@ feed_epochs = Table(
 
 class Event(NamedTuple):
     """An events row as the feed and the fan-out read it: its place (epoch, xid, id), its
-    type, its body's exact text, created_at as stored, and the snapshot it was written in."""
+    type, its body's exact text, when it was written, and the snapshot it was written in."""
 
     epoch: int
     xid: int
     id: int
     type: str
     body: str
-    created_at: object
+    created_at: datetime.datetime
     snapshot: str | None
 
 
@@ -120,7 +121,8 @@ HERE_NOW = Statement(select(HERE.label("epoch")))
 HELD_BACK = Statement(
     select(func.count().label("count"), func.min(e.created_at).label("oldest")).where(
         e.epoch == HERE, e.xid >= literal_column(XMIN)
-    )
+    ),
+    "Backlog",
 )
 # Each number of types a page may be filtered by, compiled once.
 _PAGES = {}
@@ -167,11 +169,15 @@ def page(db, cursor, after, types, limit):
     cursor.execute(statement[db.dialect], values)
     rows = statement.rows(cursor)
     if not types:
-        return rows, (Place(*rows[-1][:3]) if rows else None)
+        return rows, (_place(rows[-1]) if rows else None)
     wanted = set(types)
     shown = [event for event in rows if event.type in wanted][:limit]
     passed = shown[-1] if len(shown) == limit else (rows[-1] if rows else None)
-    return shown, (Place(*passed[:3]) if passed else None)
+    return shown, (_place(passed) if passed else None)
+
+
+def _place(event):
+    return Place(event.epoch, event.xid, event.id)
 
 
 def kept(db, cursor, place):
@@ -197,4 +203,4 @@ def held_back(db):
     with db.cursor() as cursor:
         cursor.execute(HELD_BACK[db.dialect])
         row = HELD_BACK.row(cursor)
-    return row.count, db.read_time(row.oldest) if row.oldest is not None else None
+    return row.count, row.oldest

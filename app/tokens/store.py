@@ -43,8 +43,6 @@ INSERT = Statement(
 # What ``tokens list`` shows of a token (a Token): every column but its hash.
 SHOWN = sqlalchemy.select(*(column for column in tokens.c if column is not tokens.c.token_hash))
 SELECT_ALL = Statement(SHOWN.order_by(tokens.c.created_at, tokens.c.name), "Token")
-# The columns that hold times, read back as aware datetimes in UTC.
-TIMES = tuple(column.key for column in tokens.c if isinstance(column.type, UTCDateTime))
 REVOKE = Statement(
     sqlalchemy.update(tokens)
     .values(revoked_at=Now())
@@ -66,12 +64,12 @@ def create(db, name, token_hash, scope, expires_at):
         "name": name,
         "token_hash": token_hash,
         "scope": scope,
-        "expires_at": db.bind_time(expires_at),
+        "expires_at": expires_at,
         "now": db.now(),
     }
     try:
         with db.transaction() as cursor:
-            cursor.execute(INSERT[db.dialect], row)
+            INSERT.execute(cursor, row)
     except IntegrityError:
         raise DuplicateName(name) from None
 
@@ -88,12 +86,7 @@ def list_all(db):
     """Every token (a Token: all but its hash), oldest first."""
     with db.cursor() as cursor:
         cursor.execute(SELECT_ALL[db.dialect])
-        rows = SELECT_ALL.rows(cursor)
-    return [_times_read(db, token) for token in rows]
-
-
-def _times_read(db, token):
-    return token._replace(**{key: db.read_time(getattr(token, key)) for key in TIMES})
+        return SELECT_ALL.rows(cursor)
 
 
 def revoke(db, name):

@@ -276,10 +276,10 @@ def test_the_history_revision_keeps_each_endpoints_states_as_the_fan_out_judged_
         query = select(history.since, history.enabled, history.events).order_by(history.since)
         states = conn.execute(query).all()
     assert [tuple(state) for state in states] == [
-        (at[0], True, '["plant.created"]'),
-        (at[1], False, '["plant.created"]'),
-        (at[2], False, '["plant.updated"]'),
-        (at[3], True, '["plant.updated"]'),
+        (at[0], True, ["plant.created"]),
+        (at[1], False, ["plant.created"]),
+        (at[2], False, ["plant.updated"]),
+        (at[3], True, ["plant.updated"]),
     ]
     result = cli("db", "downgrade", f"{HISTORY_REVISION}-1")
     assert result.exit_code == 0, result.output

@@ -24,7 +24,7 @@ def _counted(insert):
 COUNT_DISABLE = Statement(
     {"sqlite": _counted(sqlite.insert), "postgresql": _counted(postgresql.insert)}
 )
-DISABLES = Statement(select(d.reason, d.count))
+DISABLES = Statement(select(d.reason, d.count), "Disables")
 
 
 def count_disable(db, cursor, reason):

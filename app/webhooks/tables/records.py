@@ -24,7 +24,7 @@ class Endpoint(NamedTuple):
 
 class Delivery(NamedTuple):
     """A claimed delivery, to be attempted: attempts counts this attempt too; claim is its
-    claimed_until as bound, which its outcome must still find to be recorded; due, for an
+    claimed_until (an aware datetime), which its outcome must still find to be recorded; due, for an
     endpoint with a throttle_rate, the time.monotonic() its attempt may begin at."""
 
     id: str
@@ -34,7 +34,7 @@ class Delivery(NamedTuple):
     event: str
     body: str
     attempts: int
-    claim: object = None
+    claim: datetime.datetime | None = None
     # The event's id in the feed (Plantstore-Event-Id); None for a delivery made before the feed.
     event_id: str | None = None
     due: float | None = None
@@ -52,4 +52,4 @@ class Outcome(NamedTuple):
     error: str | None
     retry_in: float | None
     response_status: int | None = None
-    claim: object = None
+    claim: datetime.datetime | None = None

@@ -56,7 +56,8 @@ DELETE_WORKER = Statement(delete(webhook_windows).where(w.worker == bindparam("w
 LIVE = Statement(
     select(w.receiver, func.sum(w.size).label("size"))
     .where(w.expires_at >= Now())
-    .group_by(w.receiver)
+    .group_by(w.receiver),
+    "WindowSize",
 )
 
 

@@ -35,7 +35,7 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
     for event in rows:
         event_type, body, created_at = event.type, event.body, event.created_at
         receivers = [(url, True) for url in urls] if event_type in operator_types else []
-        receivers += _endpoints(by_endpoint, event_type, _moment(db, event))
+        receivers += _endpoints(by_endpoint, event_type, _moment(event))
         event_id = events.ids.public_id(event)
         for receiver, enabled in receivers:
             error = None if enabled else DISABLED
@@ -61,11 +61,11 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
     return claimed
 
 
-def _moment(db, event):
+def _moment(event):
     # When the event was written, as the endpoints' timelines are judged by (timelines.py).
     if event.snapshot is not None:
         return timelines.Seen.of(event.epoch, event.snapshot)
-    return db.read_time(event.created_at)
+    return event.created_at
 
 
 def _endpoints(by_endpoint, event_type, at):

@@ -68,21 +68,18 @@ def page(db, endpoint_id, status, before, limit):
     older than before ((created_at, id); None: from the newest). And whether more remain."""
     values = {"receiver": endpoint_id, "status": status, "limit": limit + 1}
     if before is not None:
-        values.update(at=db.bind_time(before[0]), id=before[1])
+        values.update(at=before[0], id=before[1])
     statement = PAGES[(status is not None, before is not None)]
     with db.cursor() as cursor:
-        cursor.execute(statement[db.dialect], values)
-        rows = [_shown(db, row) for row in statement.rows(cursor)]
+        statement.execute(cursor, values)
+        rows = [_shown(row) for row in statement.rows(cursor)]
     return rows[:limit], len(rows) > limit
 
 
-def _shown(db, row):
-    last_at = row.last_attempt_at
+def _shown(row):
+    # A delivered or failed row keeps a time that no longer means anything.
     return row._asdict() | {
-        "created_at": db.read_time(row.created_at),
-        "last_attempt_at": db.read_time(last_at) if last_at is not None else None,
-        # A delivered or failed row keeps a time that no longer means anything.
-        "next_attempt_at": db.read_time(row.next_attempt_at) if row.status == PENDING else None,
+        "next_attempt_at": row.next_attempt_at if row.status == PENDING else None
     }
 
 
@@ -97,8 +94,8 @@ def resend(db, cursor, endpoint_id, delivery_id):
 def recover(db, cursor, endpoint_id, since):
     """Give every failed delivery of the endpoint created at since or later a fresh set of
     attempts from now, in the cursor's transaction."""
-    values = {"receiver": endpoint_id, "since": db.bind_time(since), "now": db.now()}
-    cursor.execute(RECOVER[db.dialect], values)
+    values = {"receiver": endpoint_id, "since": since, "now": db.now()}
+    RECOVER.execute(cursor, values)
 
 
 def fail_disabled(db, cursor, endpoint_id, reason):

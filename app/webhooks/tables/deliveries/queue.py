@@ -44,7 +44,7 @@ def new(receiver, event, body, created_at, event_id, error=None):
 def insert(db, cursor, rows):
     """Write new deliveries (rows that new() made) in the cursor's transaction."""
     if rows:
-        cursor.executemany(INSERT[db.dialect], rows)
+        INSERT.executemany(cursor, rows)
 
 
 def _due(*when):
@@ -180,9 +180,7 @@ def claim(db, cursor, wants, until, retries):
             else:
                 lost.append({"id": due.id})
     if claimed:
-        cursor.executemany(
-            CLAIM[db.dialect], [{"until": until(), "id": each.id} for each in claimed]
-        )
+        CLAIM.executemany(cursor, [{"until": until(), "id": each.id} for each in claimed])
     if lost:
         cursor.executemany(GIVE_UP[db.dialect], lost)
     return claimed
@@ -190,8 +188,8 @@ def claim(db, cursor, wants, until, retries):
 
 def schedule(db, cursor, dues):
     """Make each claimed delivery due when its attempt may begin: dues, [(id, datetime)]."""
-    rows = [{"id": each, "at": db.bind_time(at)} for each, at in dues]
-    cursor.executemany(SCHEDULE[db.dialect], sorted(rows, key=lambda row: row["id"]))
+    rows = [{"id": each, "at": at} for each, at in dues]
+    SCHEDULE.executemany(cursor, sorted(rows, key=lambda row: row["id"]))
 
 
 def record(db, cursor, outcomes):
@@ -218,7 +216,7 @@ def record(db, cursor, outcomes):
             }
         )
     # By id, as every writer of delivery rows takes them: no two transactions wait in a circle.
-    cursor.executemany(RECORD[db.dialect], sorted(rows, key=lambda row: row["id"]))
+    RECORD.executemany(cursor, sorted(rows, key=lambda row: row["id"]))
 
 
 def release(db, cursor, deliveries):
@@ -226,7 +224,7 @@ def release(db, cursor, deliveries):
     only while its claim holds, so that a resend's fresh attempts are left as they are."""
     if deliveries:
         rows = [{"id": each.id, "claim": each.claim} for each in deliveries]
-        cursor.executemany(RELEASE[db.dialect], sorted(rows, key=lambda row: row["id"]))
+        RELEASE.executemany(cursor, sorted(rows, key=lambda row: row["id"]))
 
 
 def delete_delivered(db, receivers, older_than, limit):

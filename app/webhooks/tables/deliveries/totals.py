@@ -37,8 +37,7 @@ def by_receiver(db):
     status, their total and the oldest one's created_at."""
     with db.cursor() as cursor:
         cursor.execute(BY_RECEIVER[db.dialect])
-        rows = BY_RECEIVER.rows(cursor)
-    return [row._replace(oldest=db.read_time(row.oldest)) for row in rows]
+        return BY_RECEIVER.rows(cursor)
 
 
 def delivered_count(db):

@@ -2,8 +2,6 @@
 API's here, a secret's rotation in rotation.py, the worker's in rounds.py; the timeline of each
 (its changes, each from when), in timelines.py."""
 
-import json
-
 from sqlalchemy import (
     Boolean,
     Column,
@@ -21,7 +19,7 @@ from sqlalchemy import (
 )
 
 from ....database import Now, Statement, metadata
-from ....database.sql import UTCDateTime
+from ....database.sql import JSONText, UTCDateTime
 from ..deliveries import endpoint_log
 from . import timelines
 from .timelines import webhook_endpoint_history
@@ -39,7 +37,7 @@ webhook_endpoints = Table(
     Column("url", Text, nullable=False),
     Column("description", String(255), nullable=False),
     # A JSON array of event types: read whole, by the API and by the fan-out (timelines.py).
-    Column("events", Text, nullable=False),
+    Column("events", JSONText, nullable=False),
     Column("enabled", Boolean, nullable=False),
     Column("disabled_reason", Text),
     # The first failed attempt since the last success: when it is older than
@@ -79,10 +77,11 @@ SHOWN = (
 # Registrations are rare: counting under a table lock makes the limit exact across hosts.
 LOCK = "LOCK TABLE webhook_endpoints IN SHARE ROW EXCLUSIVE MODE"
 COUNT = Statement(select(func.count().label("count")).select_from(webhook_endpoints))
-SELECT_ONE = Statement(select(*SHOWN).where(_by_id()), "Shown")
+# An endpoint as shown, a dict of its shown columns.
+SELECT_ONE = Statement(select(*SHOWN).where(_by_id()), record=dict)
 SELECT_PAGE = Statement(
     select(*SHOWN).where(c.id > bindparam("after")).order_by(c.id).limit(bindparam("limit")),
-    "Shown",
+    record=dict,
 )
 DELETE = Statement(webhook_endpoints.delete().where(_by_id()))
 DISABLE = Statement(
@@ -95,7 +94,7 @@ ENABLE = Statement(
     .where(_by_id())
     .values(enabled=true(), disabled_reason=null(), failing_since=null())
 )
-RATES = Statement(select(c.id, c.throttle_rate).order_by(c.id))
+RATES = Statement(select(c.id, c.throttle_rate).order_by(c.id), "Rate")
 # The endpoint's timeline entry: it as it now is, from now, in the transaction that changed it
 # (which holds its row): what the fan-out of an event written from then on goes by (timelines.py).
 EXTEND_TIMELINE = Statement(
@@ -129,15 +128,6 @@ def _change(values):
     return webhook_endpoints.update().where(_by_id()).values(values)
 
 
-def _shown(db, row):
-    return {
-        **row._asdict(),
-        "events": json.loads(row.events),
-        "enabled": bool(row.enabled),
-        "created_at": db.read_time(row.created_at),
-    }
-
-
 class TooMany(Exception):
     """There are PLANTSTORE_WEBHOOK_MAX_ENDPOINTS endpoints already."""
 
@@ -147,7 +137,6 @@ def create(db, endpoint, sealed_secret, most):
     secret; TooMany when most exist already. The endpoint as shown."""
     row = {
         **endpoint,
-        "events": json.dumps(endpoint["events"]),
         "disabled_reason": None if endpoint["enabled"] else DISABLED_BY_API,
         "secret": sealed_secret,
     }
@@ -159,18 +148,17 @@ def create(db, endpoint, sealed_secret, most):
             raise TooMany(most)
         # Stamped once it holds the write lock, as every event it may take is stamped.
         now = db.now()
-        cursor.execute(_setting(_insert, tuple(row))[db.dialect], {**row, "now": now})
+        _setting(_insert, tuple(row)).execute(cursor, {**row, "now": now})
         extend_timeline(db, cursor, row["id"], now)
         cursor.execute(SELECT_ONE[db.dialect], row)
-        return _shown(db, SELECT_ONE.row(cursor))
+        return SELECT_ONE.row(cursor)
 
 
 def get(db, endpoint_id):
     """The endpoint with this id as shown, or None."""
     with db.cursor() as cursor:
         cursor.execute(SELECT_ONE[db.dialect], {"id": endpoint_id})
-        row = SELECT_ONE.row(cursor)
-    return _shown(db, row) if row else None
+        return SELECT_ONE.row(cursor)
 
 
 def page(db, after, limit):
@@ -178,7 +166,7 @@ def page(db, after, limit):
     more remain."""
     with db.cursor() as cursor:
         cursor.execute(SELECT_PAGE[db.dialect], {"after": after, "limit": limit + 1})
-        rows = [_shown(db, row) for row in SELECT_PAGE.rows(cursor)]
+        rows = SELECT_PAGE.rows(cursor)
     return rows[:limit], len(rows) > limit
 
 
@@ -187,12 +175,10 @@ def update(db, endpoint_id, changes):
     it now is, or None when there is none. Disabling fails its pending deliveries in the same
     transaction; a new throttle_rate paces the next claim, pending deliveries too."""
     columns = {key: value for key, value in changes.items() if key != "enabled"}
-    if "events" in columns:
-        columns["events"] = json.dumps(columns["events"])
     with db.transaction() as cursor:
         if columns:
             statement = _setting(_change, tuple(sorted(columns)))
-            cursor.execute(statement[db.dialect], {**columns, "id": endpoint_id})
+            statement.execute(cursor, {**columns, "id": endpoint_id})
         if changes.get("enabled") is False:
             disable(db, cursor, endpoint_id, DISABLED_BY_API)
         elif changes.get("enabled") is True:
@@ -202,8 +188,7 @@ def update(db, endpoint_id, changes):
             # the entry before; on SQLite the write lock orders the two stamps as the commits.
             extend_timeline(db, cursor, endpoint_id, db.now())
         cursor.execute(SELECT_ONE[db.dialect], {"id": endpoint_id})
-        row = SELECT_ONE.row(cursor)
-    return _shown(db, row) if row else None
+        return SELECT_ONE.row(cursor)
 
 
 def extend_timeline(db, cursor, endpoint_id, now):

@@ -36,11 +36,10 @@ FOR_WORKER = Statement(
     ),
     record=Endpoint,
 )
-TIMES = ("failing_since", "previous_until", "older_until")
 # Taken one row at a time, by ascending id, before any delivery row: the order of the API too.
 LOCK = Statement(select(c.id).where(BY_ID).with_for_update())
 SHARE = Statement(select(c.id).where(BY_ID).with_for_update(read=True))
-STATE = Statement(select(c.enabled, c.disabled_reason).where(BY_ID))
+STATE = Statement(select(c.enabled, c.disabled_reason).where(BY_ID), "State")
 MARK_FAILING = Statement(
     update(webhook_endpoints).where(BY_ID, c.failing_since.is_(None)).values(failing_since=Now())
 )
@@ -62,11 +61,7 @@ def for_worker(db, cursor):
     """Every endpoint as an Endpoint, its times read, in the cursor's transaction; an overlap
     of a replaced secret that has ended is None."""
     cursor.execute(FOR_WORKER[db.dialect], {"now": db.now()})
-    read = db.read_time
-    return [
-        row._replace(enabled=bool(row.enabled), **{key: read(getattr(row, key)) for key in TIMES})
-        for row in FOR_WORKER.rows(cursor)
-    ]
+    return FOR_WORKER.rows(cursor)
 
 
 def lock(db, cursor, writes, reads=()):

@@ -10,7 +10,9 @@ from . import webhook_endpoints
 c = webhook_endpoints.c
 # The clock read by the same statement, now and not at the transaction's start: a claim may
 # have waited for the row.
-NEXT = Statement(select(c.throttle_next, Now().label("now")).where(c.id == bindparam("id")))
+NEXT = Statement(
+    select(c.throttle_next, Now().label("now")).where(c.id == bindparam("id")), "Schedule"
+)
 ADVANCE = Statement(
     update(webhook_endpoints).where(c.id == bindparam("id")).values(throttle_next=bindparam("next"))
 )
@@ -24,10 +26,9 @@ def next_due(db, cursor, endpoint_id):
     row = NEXT.row(cursor)
     if row is None:
         return None
-    scheduled = None if row.throttle_next is None else db.read_time(row.throttle_next)
-    return scheduled, db.read_time(row.now)
+    return row.throttle_next, row.now
 
 
 def advance(db, cursor, endpoint_id, moment):
     """Let the endpoint's next attempt begin at moment, no earlier."""
-    cursor.execute(ADVANCE[db.dialect], {"id": endpoint_id, "next": db.bind_time(moment)})
+    ADVANCE.execute(cursor, {"id": endpoint_id, "next": moment})

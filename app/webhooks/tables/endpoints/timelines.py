@@ -8,7 +8,6 @@ made it had committed as the event was written (the event's snapshot saw its tra
 hosts whose clocks disagree judge alike. On SQLite, one host, one writer at a time: by time."""
 
 import bisect
-import json
 from typing import NamedTuple
 
 from sqlalchemy import (
@@ -19,7 +18,6 @@ from sqlalchemy import (
     Integer,
     String,
     Table,
-    Text,
     bindparam,
     delete,
     func,
@@ -30,7 +28,7 @@ from sqlalchemy import (
 
 from .... import events
 from ....database import Statement, inline, metadata, utcnow
-from ....database.sql import UTCDateTime, postgresql_default, postgresql_only
+from ....database.sql import JSONText, UTCDateTime, postgresql_default, postgresql_only
 
 # How long a replaced entry is kept for events whose transactions have not committed yet.
 UNCOMMITTED_KEPT = "1 hour"
@@ -45,7 +43,7 @@ webhook_endpoint_history = Table(
     Column("since", UTCDateTime, nullable=False),
     Column("enabled", Boolean, nullable=False),
     # A JSON array of event types, as webhook_endpoints.events.
-    Column("events", Text, nullable=False),
+    Column("events", JSONText, nullable=False),
     # The changing transaction's epoch and id, as an event's (app/events/store.py); 0 on SQLite.
     postgresql_default(
         Column("epoch", BigInteger, nullable=False, server_default="0"), events.store.EPOCH
@@ -158,10 +156,10 @@ def of_endpoints(db, cursor):
     found = {}
     for state in EVERY.rows(cursor):
         timeline = found.setdefault(state.endpoint_id, Timeline([], [], [], []))
-        timeline.since.append(db.read_time(state.since))
+        timeline.since.append(state.since)
         timeline.places.append((state.epoch, state.xid))
-        timeline.enabled.append(bool(state.enabled))
-        timeline.events.append(frozenset(json.loads(state.events)))
+        timeline.enabled.append(state.enabled)
+        timeline.events.append(frozenset(state.events))
     return found
 
 
@@ -184,11 +182,11 @@ def prune(db):
         if db.is_sqlite:
             now = utcnow()
             oldest = events.cursors.waiting_since(db, cursor) or now
-            values = {"horizon": db.bind_time(min(oldest, now))}
+            values = {"horizon": min(oldest, now)}
         else:
             seen = events.cursors.seen(db, cursor)
             if seen is None:
                 return 0
             values = {"epoch": seen[0], "xid": seen[1]}
-        cursor.execute(PRUNE[db.dialect], values)
+        PRUNE.execute(cursor, values)
         return cursor.rowcount

@@ -1,0 +1,58 @@
+"""Statement converts values both ways by the columns' types, on both backends: a caller binds
+and reads Python values (aware datetimes in UTC), never what a driver takes or gives."""
+
+import datetime
+
+import pytest
+from sqlalchemy import bindparam, insert, select
+
+from app import database
+from app.database import Statement
+from app.tokens.store import tokens
+
+WRITE = Statement(
+    insert(tokens).values(
+        name=bindparam("name"),
+        token_hash=bindparam("name"),
+        scope=bindparam("name"),
+        created_at=bindparam("at"),
+        expires_at=bindparam("at"),
+    )
+)
+READ = Statement(select(tokens.c.name, tokens.c.created_at, tokens.c.expires_at), "Times")
+# An instant given in another zone than UTC: it comes back the same instant, in UTC.
+PARIS = datetime.timezone(datetime.timedelta(hours=1))
+
+
+@pytest.fixture
+def db(app):
+    """The app's Database, its schema created."""
+    return database.of(app)
+
+
+def test_a_time_bound_and_read_is_the_same_instant_in_utc(db):
+    at = datetime.datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=PARIS)
+    with db.transaction() as cursor:
+        WRITE.execute(cursor, {"name": "a", "at": at})
+    with db.cursor() as cursor:
+        cursor.execute(READ[db.dialect])
+        row = READ.row(cursor)
+    assert row == ("a", at, at)
+    assert row.created_at.tzinfo == datetime.UTC
+
+
+def test_many_rows_are_bound_and_read_each_converted(db):
+    start = datetime.datetime(2026, 1, 2, tzinfo=datetime.UTC)
+    times = [start + datetime.timedelta(seconds=each) for each in range(3)]
+    with db.transaction() as cursor:
+        WRITE.executemany(cursor, [{"name": str(at.second), "at": at} for at in times])
+    with db.cursor() as cursor:
+        cursor.execute(READ[db.dialect])
+        rows = READ.rows(cursor)
+    assert sorted(row.created_at for row in rows) == times
+
+
+def test_a_statement_whose_columns_need_nothing_reads_its_rows_as_they_are():
+    plain = Statement(select(tokens.c.name, tokens.c.scope))
+    assert plain._readers == {"sqlite": (), "postgresql": ()}
+    assert [key for key, _ in WRITE._binders["sqlite"]] == ["at"]
