@@ -15,7 +15,8 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement
 from sqlalchemy.sql.visitors import InternalTraversal
 
-from .sql import Statement, UTCDateTime, utcnow
+from .column_types import UTCDateTime
+from .sql import Statement, utcnow
 
 
 class Now(ColumnElement):

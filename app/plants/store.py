@@ -7,7 +7,7 @@ import sqlalchemy
 from sqlalchemy import BigInteger, Column, Index, Integer, String, Table, bindparam, func
 
 from ..database import INSERTS, Statement, metadata
-from ..database.sql import UTCDateTime
+from ..database.column_types import UTCDateTime
 from ..events import store as feed
 from .event_types import CREATED, DELETED, UPDATED
 

@@ -5,7 +5,7 @@ from sqlalchemy import Column, String, Table, bindparam
 from sqlalchemy.exc import IntegrityError
 
 from ..database import Now, Statement, metadata
-from ..database.sql import UTCDateTime
+from ..database.column_types import UTCDateTime
 
 tokens = Table(
     "tokens",

@@ -12,7 +12,7 @@ from sqlalchemy import bindparam, create_engine, inspect, select, text
 
 from app import create_app, database
 from app.database import metadata, migrate
-from app.database.sql import UTCDateTime
+from app.database.column_types import UTCDateTime
 from app.webhooks.tables.endpoints.timelines import webhook_endpoint_history
 from harness.processes import ROOT, wait_for
 from support.migrations import HEAD, NOW, ROWS, differences, revisions, rows, tables_1_0

@@ -17,7 +17,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ...database import Now, Statement, metadata
-from ...database.sql import UTCDateTime
+from ...database.column_types import UTCDateTime
 
 # A row per worker and receiver, rewritten while the worker runs; one past its expiry belongs
 # to a worker that is gone (killed, or its host lost).

@@ -4,7 +4,7 @@ write into their SQL."""
 from sqlalchemy import Column, Index, Integer, String, Table, Text
 
 from ....database import metadata
-from ....database.sql import UTCDateTime
+from ....database.column_types import UTCDateTime
 
 PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
 STATUSES = (PENDING, DELIVERED, FAILED)

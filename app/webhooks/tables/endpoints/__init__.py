@@ -19,7 +19,7 @@ from sqlalchemy import (
 )
 
 from ....database import Now, Statement, metadata
-from ....database.sql import JSONText, UTCDateTime
+from ....database.column_types import JSONText, UTCDateTime
 from ..deliveries import endpoint_log
 from . import timelines
 from .timelines import webhook_endpoint_history
