@@ -18,12 +18,12 @@ from support.sending import at_once, send
 RUN_TIMEOUT = 60
 
 
-def memory_mib(field):
-    """A field of this process's /proc status (VmRSS, VmHWM) in MiB."""
-    for line in pathlib.Path("/proc/self/status").read_text().splitlines():
+def memory_mib(field, pid="self"):
+    """A field of /proc/PID/status (VmRSS, VmHWM) in MiB, of this process by default."""
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
-    raise AssertionError(f"no {field}")
+    raise AssertionError(f"no {field} for {pid}")
 
 
 def run(warm_url, urls):

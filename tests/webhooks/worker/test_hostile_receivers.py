@@ -3,13 +3,13 @@ endpoints whose names' server never answers, whose answers' head or body never e
 trickle their answer, hold a healthy receiver to its 2 s and leave the worker's memory within
 64 MiB of what it was without them."""
 
-import pathlib
 import time
 
 import pytest
 
 from harness.processes import wait_for
 from harness.receivers import EndlessReceiver, TricklingReceiver
+from support.attempts_process import memory_mib
 
 pytestmark = [pytest.mark.e2e, pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)]
 
@@ -29,14 +29,6 @@ def hostile():
     yield made
     for each in made:
         each.close()
-
-
-def memory_mib(pid, field):
-    """A field of /proc/PID/status (VmRSS, VmHWM) in MiB."""
-    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(f"{field}:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError(f"no {field} for {pid}")
 
 
 def create_all(server, plant_ids):
@@ -61,7 +53,7 @@ def test_a_healthy_receiver_keeps_its_2_s_and_the_worker_its_memory_beside_hosti
     wait_for(lambda: "Delivering" in log_path.read_text(), 30, "the worker's start")
     create_all(server, range(5))
     wait_for(lambda: len(healthy.arrived()) == 5, 10, "the first events at the healthy receiver")
-    without_them = memory_mib(process.pid, "VmRSS")
+    without_them = memory_mib("VmRSS", process.pid)
 
     port = hostile[0].url.rsplit(":", 1)[1]
     urls = [f"http://{name}:{port}" for name in HUNG] + [each.url for each in hostile]
@@ -74,5 +66,5 @@ def test_a_healthy_receiver_keeps_its_2_s_and_the_worker_its_memory_beside_hosti
     # The hostile ones were tried all along: the names asked about, the receivers reached.
     assert all(name_server.questions(name) for name in HUNG)
     assert all(each.attempts for each in hostile)
-    grown = memory_mib(process.pid, "VmHWM") - without_them
+    grown = memory_mib("VmHWM", process.pid) - without_them
     assert grown <= GROWTH_MIB, grown
