@@ -1,9 +1,15 @@
 """The engine for each backend, set up so that no wait on the database outlasts the timeout."""
 
 import sqlite3
+import time
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.exc import DBAPIError
+
+from . import waits
+
+# How long a switch to WAL that met a lock waits before it tries again.
+_WAL_RETRY = 0.01
 
 
 def create(config):
@@ -19,7 +25,7 @@ def create(config):
     }
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": timeout}, **pool)
-        _tune_sqlite(engine, config["SQLITE_SYNCHRONOUS"])
+        _tune_sqlite(engine, config["SQLITE_SYNCHRONOUS"], timeout)
         return engine
     # psycopg (a tenth of a second to import) only for a PostgreSQL URL.
     from . import postgresql
@@ -39,15 +45,13 @@ def begins(config):
     return {False: begin, True: begin}
 
 
-def _tune_sqlite(engine, synchronous):
+def _tune_sqlite(engine, synchronous, timeout):
     @event.listens_for(engine, "connect")
     def on_connect(dbapi_connection, _record):
         # Let the service, not the sqlite3 module, decide where transactions begin.
         dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA synchronous={synchronous}")
-        cursor.close()
+        _use_wal(dbapi_connection, timeout)
+        dbapi_connection.execute(f"PRAGMA synchronous={synchronous}")
 
     @event.listens_for(engine, "begin")
     def on_begin(connection):
@@ -58,3 +62,17 @@ def _tune_sqlite(engine, synchronous):
             except sqlite3.Error as error:
                 # Raised outside SQLAlchemy's execution: wrap it as SQLAlchemy would.
                 raise DBAPIError.instance(None, None, error, sqlite3.Error) from error
+
+
+def _use_wal(dbapi_connection, timeout):
+    # A file's switch to WAL (once, when it is new) takes its lock without SQLite's busy
+    # handler: processes opening a new file at once would fail at once, so the switch waits.
+    deadline = time.monotonic() + waits.remaining(timeout)
+    while True:
+        try:
+            dbapi_connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+                raise
+        time.sleep(_WAL_RETRY)
