@@ -12,7 +12,7 @@ import weakref
 from flask import current_app
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from . import clock, drivers, waits
+from . import drivers, waits
 from .failures import Locked, Unavailable, classify
 from .hostlock import HostLock, LockTimeout
 from .sql import metadata
@@ -42,8 +42,6 @@ class Database:
             else {"isolation_level": "READ COMMITTED"}
         )
         self._core_writer = self.engine.execution_options(**core)
-        # What a statement's clock.Now parameters take: on PostgreSQL its clock is read there.
-        self.now, self.later = clock.of_backend(dialect)
         database = self.engine.url.database
         on_disk = self.is_sqlite and database not in (None, "", ":memory:")
         self.writer_lock = HostLock(f"{database}-writer") if on_disk else None

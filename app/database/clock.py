@@ -4,13 +4,13 @@ On PostgreSQL the statement that decides reads the clock itself, as pgq, River a
 that hosts whose clocks differ decide alike: ``statement_timestamp()``, the clock as the
 statement began, which is stable within it (``clock_timestamp()`` is volatile, and a comparison
 with it bounds no index scan: a claim or a retention pass would read every row of a receiver).
-SQLite is one host's file, and that host's clock the only one: there the caller binds it
-(``Database.now`` and ``Database.later`` give the value each backend's parameter takes).
+SQLite is one host's file, and that host's clock the only one: there ``Statement`` binds it.
+Either way a caller binds no time, only the seconds of a ``Now(key, later=True)``.
 """
 
 import datetime
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import TypeDecorator, bindparam, select
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement
 from sqlalchemy.sql.visitors import InternalTraversal
@@ -20,9 +20,9 @@ from .sql import Statement, utcnow
 
 
 class Now(ColumnElement):
-    """The time now in a statement, or seconds after it (``Now("until", later=True)``): on
-    PostgreSQL the database's clock, the seconds bound as key; on SQLite the time bound as key,
-    which the caller fills with the host's (``db.now()``, ``db.later(seconds)``)."""
+    """The time now in a statement, or the seconds bound as key after it (``Now("until",
+    later=True)``, None for none): on PostgreSQL the database's clock; on SQLite the host's,
+    which Statement binds as key (a Now's own key it fills without being asked)."""
 
     inherit_cache = True
     _traverse_internals = (
@@ -46,21 +46,25 @@ def _on_postgresql(element, compiler, **kw):
 
 @compiles(Now)
 def _bound(element, compiler, **kw):
-    # Untyped: the caller binds db.now() or db.later(seconds), already as the driver takes it.
-    return compiler.process(bindparam(element.key), **kw)
+    # A Now's own key is bound with no value of the caller's: Statement fills it (HostTime.fill).
+    kind = HostTime(None if element.later else 0)
+    return compiler.process(bindparam(element.key, type_=kind), **kw)
 
 
-def of_backend(dialect):
-    """(now, later) of a Database on dialect: the values its statements' Now parameters take,
-    the time now and seconds from now, as the driver takes them (Now's parameter is untyped);
-    on PostgreSQL, None and the seconds (its clock is read there)."""
-    if dialect.name == "sqlite":
-        bind_time = UTCDateTime().dialect_impl(dialect).bind_processor(dialect)
-        return (
-            lambda: bind_time(utcnow()),
-            lambda seconds: bind_time(utcnow() + datetime.timedelta(seconds=seconds)),
-        )
-    return (lambda: None), float
+class HostTime(TypeDecorator):
+    """On SQLite, seconds bound as the host's time that many seconds from now (None as none);
+    fill is the seconds a parameter the caller left out is bound as (None: left out)."""
+
+    impl = UTCDateTime
+    cache_ok = True
+
+    def __init__(self, fill):
+        super().__init__()
+        self.fill = fill
+
+    def process_bind_param(self, value, dialect):
+        """The time value seconds from now, or None."""
+        return None if value is None else utcnow() + datetime.timedelta(seconds=value)
 
 
 # The database's time some seconds from now, for what Python must hold (a claim's lease end).
@@ -94,5 +98,5 @@ def later(db, cursor, seconds):
     datetime; on SQLite the host's, with no statement."""
     if db.is_sqlite:
         return utcnow() + datetime.timedelta(seconds=seconds)
-    cursor.execute(LATER[db.dialect], {"seconds": float(seconds)})
+    LATER.execute(cursor, {"seconds": float(seconds)})
     return LATER.row(cursor).at

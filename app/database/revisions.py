@@ -85,7 +85,7 @@ def current_revisions(db):
     """The revisions the database is at; none when it has no version table yet."""
     try:
         with db.cursor() as cursor:
-            cursor.execute(CURRENT_REVISIONS[db.dialect])
+            CURRENT_REVISIONS.execute(cursor)
             return frozenset(row.version_num for row in CURRENT_REVISIONS.rows(cursor))
     except SchemaMissing:
         return frozenset()

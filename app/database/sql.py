@@ -55,15 +55,18 @@ def _readers(compiled):
 
 
 def _binders(compiled):
-    """(key, bind processor) of each parameter of a compiled statement whose type converts the
-    Python value for the driver (a time), each once however often the SQL names it; the
-    others go as they are."""
+    """(key, bind processor, what it binds when the caller gives no value) of each parameter of
+    a compiled statement whose type converts the Python value for the driver (a time), each
+    once however often the SQL names it; the others go as they are."""
     dialect = compiled.dialect
     found = {
-        key: parameter.type.dialect_impl(dialect).bind_processor(dialect)
+        key: (
+            parameter.type.dialect_impl(dialect).bind_processor(dialect),
+            getattr(parameter.type, "fill", None),
+        )
         for parameter, key in compiled.bind_names.items()
     }
-    return tuple((key, each) for key, each in found.items() if each is not None)
+    return tuple((key, *each) for key, each in found.items() if each[0] is not None)
 
 
 def _dialect_of(cursor):
@@ -78,15 +81,14 @@ def _columns(statement):
 
 
 class Statement:
-    """A Core statement built from its Table, compiled once per backend (``statement[dialect]``
-    is the SQL a driver cursor takes), whose rows are read by name: ``rows`` and ``row`` give
-    records of a named tuple made once from the columns the statement returns, or of the
-    record given, whose fields must be those columns, or dicts of them (record=dict).
+    """A Core statement built from its Table, compiled once per backend (``sql[dialect]``),
+    run by ``execute``, whose rows are read by name: ``rows`` and ``row`` give records of a
+    named tuple made once from the columns the statement returns, or of the record given,
+    whose fields must be those columns, or dicts of them (record=dict).
 
     Values go both ways as the columns' types say (times aware in UTC, booleans, JSON):
-    ``execute`` converts the parameters, ``rows`` and ``row`` the columns, with processors
-    found once per backend; a statement run on ``statement[dialect]`` has its parameters as
-    the driver takes them."""
+    ``execute`` converts the parameters (and binds the host's clock on SQLite: clock.Now),
+    ``rows`` and ``row`` the columns, with processors found once per backend."""
 
     def __init__(self, statement, name="Row", record=None, **compile_options):
         each = per_backend(statement)
@@ -115,14 +117,16 @@ class Statement:
             record = record or (collections.namedtuple(name, columns) if columns else None)
             self.make = record and record._make
 
-    def __getitem__(self, dialect):
-        return self.sql[dialect]
-
     def execute(self, cursor, values=None):
         """Run the statement on the cursor with values (a dict), as its parameters' types
         convert them."""
         dialect = _dialect_of(cursor)
-        cursor.execute(self.sql[dialect], _bound(self._binders[dialect], values))
+        values = _bound(self._binders[dialect], values)
+        # None is psycopg's "no parameters", and no parameters sqlite3's.
+        if values is None:
+            cursor.execute(self.sql[dialect])
+        else:
+            cursor.execute(self.sql[dialect], values)
 
     def executemany(self, cursor, rows):
         """Run the statement on the cursor once for each of rows (dicts), converted."""
@@ -148,12 +152,14 @@ class Statement:
 
 
 def _bound(binders, values):
-    if not binders or not values:
+    if not binders:
         return values
-    values = dict(values)
-    for key, bind in binders:
+    values = dict(values) if values else {}
+    for key, bind, fill in binders:
         if key in values:
             values[key] = bind(values[key])
+        elif fill is not None:
+            values[key] = bind(fill)  # a clock.Now on SQLite: the host's time
     return values
 
 

@@ -106,7 +106,7 @@ def where(db, cursor, name):
 
 def moved_to(db, cursor, name):
     """The Place of the cursor name, or None while it has never moved."""
-    cursor.execute(CURSOR[db.dialect], {"name": name})
+    CURSOR.execute(cursor, {"name": name})
     return CURSOR.row(cursor)
 
 
@@ -114,7 +114,7 @@ def move(db, cursor, name, place):
     """Move the cursor name forward to place (a Place, or an Event), in the cursor's
     transaction; a cursor already past it stays."""
     values = {"name": name, "epoch": place.epoch, "xid": place.xid, "id": place.id}
-    cursor.execute(MOVE[db.dialect], values)
+    MOVE.execute(cursor, values)
 
 
 def dropped_after(db, cursor, after):
@@ -138,7 +138,7 @@ def claim_fanout(db, cursor):
     transaction ends; None when another worker's round holds it (PostgreSQL; SQLite's write
     lock holds the database)."""
     if not db.is_sqlite:
-        cursor.execute(FANNING_OUT[db.dialect])
+        FANNING_OUT.execute(cursor)
         if not FANNING_OUT.row(cursor).held:
             return None
     return unread_from(db, cursor)
@@ -146,21 +146,21 @@ def claim_fanout(db, cursor):
 
 def unread_from(db, cursor):
     """The place the fan-out reads on from: its own, or the retention's when that is further."""
-    cursor.execute(UNREAD_FROM[db.dialect])
+    UNREAD_FROM.execute(cursor)
     return UNREAD_FROM.row(cursor) or START
 
 
 def waiting(db):
     """How many events wait to be fanned out, and the creation time of the oldest (or None)."""
     with db.cursor() as cursor:
-        cursor.execute(WAITING[db.dialect], unread_from(db, cursor)._asdict())
+        WAITING.execute(cursor, unread_from(db, cursor)._asdict())
         row = WAITING.row(cursor)
     return row.count, row.oldest
 
 
 def waiting_since(db, cursor):
     """The creation time of the oldest event waiting to be fanned out (SQLite), or None."""
-    cursor.execute(WAITING[db.dialect], unread_from(db, cursor)._asdict())
+    WAITING.execute(cursor, unread_from(db, cursor)._asdict())
     return WAITING.row(cursor).oldest
 
 
@@ -170,11 +170,11 @@ def seen(db, cursor):
     written, and when each event still to come will be; None while one of them was written
     before events kept their snapshot. Events not yet committed show no snapshot: see
     timelines.PRUNE."""
-    cursor.execute(UNREAD[db.dialect], unread_from(db, cursor)._asdict())
+    UNREAD.execute(cursor, unread_from(db, cursor)._asdict())
     unread = UNREAD.row(cursor)
     if unread is not None and unread.unknown:
         return None
-    cursor.execute(HORIZON[db.dialect])
+    HORIZON.execute(cursor)
     horizon = HORIZON.row(cursor)
     bound = (horizon.epoch, horizon.xmin)
     return bound if unread is None else min(bound, (unread.epoch, unread.xmin))

@@ -95,12 +95,12 @@ def delete_old(db, cursor, before, bound, batch):
 
 def _delete(db, cursor, old):
     if not db.is_sqlite:
-        cursor.execute(DELETE[db.dialect], {"ids": [event.id for event in old]})
+        DELETE.execute(cursor, {"ids": [event.id for event in old]})
         return cursor.rowcount
     # The newest row stays until another follows it, deleted for readers by the DELETED cursor
     # alone: SQLite gives a new row the largest rowid plus one, and an emptied table would give
     # its ids out again, which followers past them would never see. One pass at a time holds
     # the write lock: each event of old leaves the feed by this one, counted.
-    cursor.execute(NEWEST_ID[db.dialect])
-    cursor.execute(DELETE_UP_TO[db.dialect], {"id": old[-1].id, "newest": NEWEST_ID.row(cursor).id})
+    NEWEST_ID.execute(cursor)
+    DELETE_UP_TO.execute(cursor, {"id": old[-1].id, "newest": NEWEST_ID.row(cursor).id})
     return len(old)

@@ -151,12 +151,8 @@ def publish(db, cursor, event_type, body):
     transaction: the change it announces and the event are both kept, or neither."""
     # Compact, and UTF-8 as it is: the bytes json.dumps(separators=(",", ":"),
     # ensure_ascii=False) writes, at a fraction of its cost on every change.
-    values = {
-        "type": event_type.name,
-        "body": orjson.dumps(body).decode(),
-        "now": db.now(),
-    }
-    cursor.execute(INSERT.sql[db.dialect], values)  # every change runs it: no call between
+    values = {"type": event_type.name, "body": orjson.dumps(body).decode()}
+    INSERT.execute(cursor, values)  # every change runs it: no call between
 
 
 def page(db, cursor, after, types, limit):
@@ -167,7 +163,7 @@ def page(db, cursor, after, types, limit):
     statement = _page(len(types))
     values = {**after._asdict(), "limit": limit + 1 if types else limit}
     values.update((f"type_{number}", name) for number, name in enumerate(types))
-    cursor.execute(statement[db.dialect], values)
+    statement.execute(cursor, values)
     rows = statement.rows(cursor)
     if not types:
         return rows, (_place(rows[-1]) if rows else None)
@@ -183,7 +179,7 @@ def _place(event):
 
 def kept(db, cursor, place):
     """Whether the event at place (a Place) is in the table."""
-    cursor.execute(KEPT[db.dialect], place._asdict())
+    KEPT.execute(cursor, place._asdict())
     return KEPT.row(cursor) is not None
 
 
@@ -192,7 +188,7 @@ def here(db, cursor):
     epoch of its next event, whose past ones every event of an earlier epoch belongs to."""
     if db.is_sqlite:
         return 0
-    cursor.execute(HERE_NOW[db.dialect])
+    HERE_NOW.execute(cursor)
     return HERE_NOW.row(cursor).epoch
 
 
@@ -202,6 +198,6 @@ def held_back(db):
     if db.is_sqlite:
         return 0, None
     with db.cursor() as cursor:
-        cursor.execute(HELD_BACK[db.dialect])
+        HELD_BACK.execute(cursor)
         row = HELD_BACK.row(cursor)
     return row.count, row.oldest

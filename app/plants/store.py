@@ -100,12 +100,12 @@ def create(db, plant):
     values = {key: plant.get(key) for key in FIELDS}
     while True:
         with db.transaction() as cursor:
-            cursor.execute(INSERT[db.dialect], values)
+            INSERT.execute(cursor, values)
             if INSERT.row(cursor) is not None:
                 feed.publish(db, cursor, CREATED, plant)
                 return CreateResult.CREATED, values
             # The conflicting row is committed: PostgreSQL waited for it, SQLite holds the lock.
-            cursor.execute(SELECT_ONE[db.dialect], values)
+            SELECT_ONE.execute(cursor, values)
             stored = SELECT_ONE.row(cursor)
         if stored is None:
             continue  # deleted between the insert and the read: try the insert again
@@ -117,7 +117,7 @@ def create(db, plant):
 def get(db, plant_id):
     """The stored plant with this id, or None."""
     with db.cursor() as cursor:
-        cursor.execute(SELECT_ONE[db.dialect], {"id": plant_id})
+        SELECT_ONE.execute(cursor, {"id": plant_id})
         return SELECT_ONE.row(cursor)
 
 
@@ -126,7 +126,7 @@ def page(db, after, limit, tag=None):
     exactly tag (any when None); and whether more remain."""
     query = SELECT_PAGES[tag is not None, after is not None]
     with db.cursor() as cursor:
-        cursor.execute(query[db.dialect], {"limit": limit + 1, "after": after, "tag": tag})
+        query.execute(cursor, {"limit": limit + 1, "after": after, "tag": tag})
         rows = query.rows(cursor)
     return rows[:limit], len(rows) > limit
 
@@ -156,7 +156,7 @@ def _changed(db, statement, values, event_type, body):
     # The plant the statement changed, its event written with body(plant) in the same
     # transaction; None when the statement found no row to change.
     with db.transaction() as cursor:
-        cursor.execute(statement[db.dialect], values)
+        statement.execute(cursor, values)
         row = statement.row(cursor)
         if row is not None:
             feed.publish(db, cursor, event_type, body(row))

@@ -65,7 +65,6 @@ def create(db, name, token_hash, scope, expires_at):
         "token_hash": token_hash,
         "scope": scope,
         "expires_at": expires_at,
-        "now": db.now(),
     }
     try:
         with db.transaction() as cursor:
@@ -78,27 +77,27 @@ def find_live(db, token_hash):
     """The name and scope (a Live) of the live (not revoked, not expired) token with this
     hash, or None."""
     with db.cursor() as cursor:
-        cursor.execute(FIND_LIVE[db.dialect], {"token_hash": token_hash, "now": db.now()})
+        FIND_LIVE.execute(cursor, {"token_hash": token_hash})
         return FIND_LIVE.row(cursor)
 
 
 def list_all(db):
     """Every token (a Token: all but its hash), oldest first."""
     with db.cursor() as cursor:
-        cursor.execute(SELECT_ALL[db.dialect])
+        SELECT_ALL.execute(cursor)
         return SELECT_ALL.rows(cursor)
 
 
 def revoke(db, name):
     """Revoke the token with this name; False if there is none. Revoking twice is harmless."""
     with db.transaction() as cursor:
-        cursor.execute(REVOKE[db.dialect], {"name": name, "now": db.now()})
-        cursor.execute(EXISTS[db.dialect], {"name": name})
+        REVOKE.execute(cursor, {"name": name})
+        EXISTS.execute(cursor, {"name": name})
         return EXISTS.row(cursor) is not None
 
 
 def count_live(db):
     """How many tokens in the table could authenticate a request now."""
     with db.cursor() as cursor:
-        cursor.execute(COUNT_LIVE[db.dialect], {"now": db.now()})
+        COUNT_LIVE.execute(cursor)
         return COUNT_LIVE.row(cursor).count

@@ -27,7 +27,7 @@ def db(app):
 
 def test_a_transaction_commits_at_the_end_of_the_block(db):
     with db.transaction() as cursor:
-        cursor.execute(INSERT[db.dialect], {"id": 1, "name": "Fern"})
+        INSERT.execute(cursor, {"id": 1, "name": "Fern"})
     with db.cursor() as cursor:
         cursor.execute("SELECT name FROM plants WHERE id = 1")
         assert cursor.fetchall() == [("Fern",)]
@@ -35,7 +35,7 @@ def test_a_transaction_commits_at_the_end_of_the_block(db):
 
 def test_an_exception_in_the_block_rolls_back(db):
     with pytest.raises(RuntimeError), db.transaction() as cursor:
-        cursor.execute(INSERT[db.dialect], {"id": 1, "name": "Fern"})
+        INSERT.execute(cursor, {"id": 1, "name": "Fern"})
         raise RuntimeError("the block fails after its statement")
     with db.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM plants")
@@ -44,9 +44,9 @@ def test_an_exception_in_the_block_rolls_back(db):
 
 def test_a_constraint_is_still_sqlalchemys_integrity_error(db):
     with db.transaction() as cursor:
-        cursor.execute(INSERT[db.dialect], {"id": 1, "name": "Fern"})
+        INSERT.execute(cursor, {"id": 1, "name": "Fern"})
     with pytest.raises(IntegrityError), db.transaction() as cursor:
-        cursor.execute(INSERT[db.dialect], {"id": 1, "name": "Fern"})
+        INSERT.execute(cursor, {"id": 1, "name": "Fern"})
 
 
 def test_a_missing_table_is_schema_missing(db):

@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import bindparam, insert, select
 
 from app import database
-from app.database import Statement
+from app.database import Now, Statement
 from app.tokens.store import tokens
 
 WRITE = Statement(
@@ -17,6 +17,16 @@ WRITE = Statement(
         scope=bindparam("name"),
         created_at=bindparam("at"),
         expires_at=bindparam("at"),
+    )
+)
+# The times a caller never binds: now, and seconds from now (a Now's own key, "life").
+STAMP = Statement(
+    insert(tokens).values(
+        name=bindparam("name"),
+        token_hash=bindparam("name"),
+        scope=bindparam("name"),
+        created_at=Now(),
+        expires_at=Now("life", later=True),
     )
 )
 READ = Statement(select(tokens.c.name, tokens.c.created_at, tokens.c.expires_at), "Times")
@@ -35,7 +45,7 @@ def test_a_time_bound_and_read_is_the_same_instant_in_utc(db):
     with db.transaction() as cursor:
         WRITE.execute(cursor, {"name": "a", "at": at})
     with db.cursor() as cursor:
-        cursor.execute(READ[db.dialect])
+        READ.execute(cursor)
         row = READ.row(cursor)
     assert row == ("a", at, at)
     assert row.created_at.tzinfo == datetime.UTC
@@ -47,7 +57,7 @@ def test_many_rows_are_bound_and_read_each_converted(db):
     with db.transaction() as cursor:
         WRITE.executemany(cursor, [{"name": str(at.second), "at": at} for at in times])
     with db.cursor() as cursor:
-        cursor.execute(READ[db.dialect])
+        READ.execute(cursor)
         rows = READ.rows(cursor)
     assert sorted(row.created_at for row in rows) == times
 
@@ -55,4 +65,18 @@ def test_many_rows_are_bound_and_read_each_converted(db):
 def test_a_statement_whose_columns_need_nothing_reads_its_rows_as_they_are():
     plain = Statement(select(tokens.c.name, tokens.c.scope))
     assert plain._readers == {"sqlite": (), "postgresql": ()}
-    assert [key for key, _ in WRITE._binders["sqlite"]] == ["at"]
+    assert [key for key, *_ in WRITE._binders["sqlite"]] == ["at"]
+
+
+def test_a_statement_s_clock_is_the_database_s_and_the_caller_binds_only_seconds(db):
+    before = database.now(db)
+    with db.transaction() as cursor:
+        STAMP.executemany(cursor, [{"name": "a", "life": 60}, {"name": "b", "life": None}])
+    after = database.now(db)
+    with db.cursor() as cursor:
+        READ.execute(cursor)
+        rows = {row.name: row for row in READ.rows(cursor)}
+    assert before <= rows["a"].created_at <= rows["b"].created_at <= after
+    lived = rows["a"].expires_at - rows["a"].created_at
+    assert datetime.timedelta(seconds=60) <= lived < datetime.timedelta(seconds=61)
+    assert rows["b"].expires_at is None

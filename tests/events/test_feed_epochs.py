@@ -62,7 +62,7 @@ def test_a_transaction_that_writes_several_timeline_entries_opens_no_epoch_and_h
         store.publish(db, later, CREATED, {"id": 2, "name": "Ivy"})
         with db.transaction() as changing:  # as the worker disables two endpoints at once
             for endpoint_id in both:
-                endpoints.extend_timeline(db, changing, endpoint_id, db.now())
+                endpoints.extend_timeline(db, changing, endpoint_id)
         store.publish(db, earlier, CREATED, {"id": 1, "name": "Fern"})
         first.commit()
         (seen,) = feed(client)  # the earlier one, shown while the later still runs

@@ -181,7 +181,7 @@ def planted(app):
 
 @pytest.mark.parametrize("after", [False, True], ids=["from the start", "after an id"])
 def test_a_page_filtered_by_a_rare_tag_reads_the_index(planted, after):
-    sql = store.SELECT_PAGES[True, after][planted.dialect]
+    sql = store.SELECT_PAGES[True, after].sql[planted.dialect]
     explain = "EXPLAIN QUERY PLAN " if planted.dialect == "sqlite" else "EXPLAIN "
     with planted.cursor() as cursor:
         cursor.execute(explain + sql, {"tag": "rare", "after": 1000, "limit": 101})

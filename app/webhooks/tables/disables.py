@@ -29,11 +29,11 @@ DISABLES = Statement(select(d.reason, d.count), "Disables")
 
 def count_disable(db, cursor, reason):
     """Count one endpoint disabled by the worker for reason ("gone" or "failing")."""
-    cursor.execute(COUNT_DISABLE[db.dialect], {"reason": reason})
+    COUNT_DISABLE.execute(cursor, {"reason": reason})
 
 
 def by_reason(db):
     """{reason: endpoints the worker disabled for it}."""
     with db.cursor() as cursor:
-        cursor.execute(DISABLES[db.dialect])
+        DISABLES.execute(cursor)
         return {row.reason: row.count for row in DISABLES.rows(cursor)}

@@ -64,24 +64,23 @@ LIVE = Statement(
 def write(db, cursor, worker, sizes, life):
     """Write worker's windows ({receiver: size}) for life seconds, in the cursor's transaction,
     and delete the rows of workers gone by now, by the database's clock."""
-    cursor.execute(DELETE_EXPIRED[db.dialect], {"now": db.now()})
-    life = db.later(life)
+    DELETE_EXPIRED.execute(cursor)
     rows = [
         {"worker": worker, "receiver": receiver, "size": size, "life": life}
         for receiver, size in sizes.items()
     ]
     if rows:
-        cursor.executemany(WRITE[db.dialect], rows)
+        WRITE.executemany(cursor, rows)
 
 
 def forget(db, cursor, worker):
     """Delete worker's windows (it stops), in the cursor's transaction."""
-    cursor.execute(DELETE_WORKER[db.dialect], {"worker": worker})
+    DELETE_WORKER.execute(cursor, {"worker": worker})
 
 
 def live(db):
     """{receiver: the sum of its windows over the workers still running now, by the database's
     clock}."""
     with db.cursor() as cursor:
-        cursor.execute(LIVE[db.dialect], {"now": db.now()})
+        LIVE.execute(cursor)
         return {row.receiver: row.size for row in LIVE.rows(cursor)}

@@ -18,8 +18,6 @@ def judge(db, cursor, outcomes, disable_after, known):
     pending deliveries in the same transaction: no crash can leave an endpoint disabled with
     deliveries still pending.
     """
-    # The database's clock, read by each statement (on SQLite, this host's, bound).
-    now = db.now()
     ours = [outcome for outcome in outcomes if is_endpoint(outcome.receiver)]
     last = {outcome.receiver: outcome for outcome in ours}
     # Any 410 of the round: a 500, a timeout or a 2xx after it in the batch must not mask it.
@@ -31,16 +29,16 @@ def judge(db, cursor, outcomes, disable_after, known):
             continue
         if endpoint_id in gone:
             if endpoints.disable(db, cursor, endpoint_id, endpoints.DISABLED_GONE):
-                endpoints.extend_timeline(db, cursor, endpoint_id, now)
+                endpoints.extend_timeline(db, cursor, endpoint_id)
                 disabled.append((endpoint_id, endpoints.DISABLED_GONE, "gone"))
             continue
-        if _fails_for_long(db, cursor, endpoint, outcome, now, disable_after):
-            endpoints.extend_timeline(db, cursor, endpoint_id, now)
+        if _fails_for_long(db, cursor, endpoint, outcome, disable_after):
+            endpoints.extend_timeline(db, cursor, endpoint_id)
             disabled.append((endpoint_id, endpoints.DISABLED_FAILING, "failing"))
     return disabled
 
 
-def _fails_for_long(db, cursor, endpoint, outcome, now, disable_after):
+def _fails_for_long(db, cursor, endpoint, outcome, disable_after):
     # Follow the endpoint's failures by its last outcome; whether that disabled it. How long
     # it has failed is the database's to say: its clock wrote failing_since.
     if outcome.error is None:
@@ -48,7 +46,7 @@ def _fails_for_long(db, cursor, endpoint, outcome, now, disable_after):
             rounds.clear_failing(db, cursor, endpoint.id)
         return False
     if endpoint.failing_since is None:
-        rounds.mark_failing(db, cursor, endpoint.id, now)
+        rounds.mark_failing(db, cursor, endpoint.id)
         # Newly failing: it has failed for no time at all, which only a limit of 0 disables.
         if disable_after > 0:
             return False

@@ -86,16 +86,14 @@ def _shown(row):
 def resend(db, cursor, endpoint_id, delivery_id):
     """Give one delivery of the endpoint, whatever its status, a fresh set of attempts from
     now, in the cursor's transaction; whether there was one."""
-    values = {"receiver": endpoint_id, "id": delivery_id, "now": db.now()}
-    cursor.execute(RESEND[db.dialect], values)
+    RESEND.execute(cursor, {"receiver": endpoint_id, "id": delivery_id})
     return cursor.rowcount == 1
 
 
 def recover(db, cursor, endpoint_id, since):
     """Give every failed delivery of the endpoint created at since or later a fresh set of
     attempts from now, in the cursor's transaction."""
-    values = {"receiver": endpoint_id, "since": since, "now": db.now()}
-    RECOVER.execute(cursor, values)
+    RECOVER.execute(cursor, {"receiver": endpoint_id, "since": since})
 
 
 def fail_disabled(db, cursor, endpoint_id, reason):
@@ -107,10 +105,10 @@ def fail_disabled(db, cursor, endpoint_id, reason):
 def fail_pending(db, cursor, receiver, error):
     """Fail every pending delivery to receiver with error, in the cursor's transaction; how
     many."""
-    cursor.execute(FAIL_PENDING[db.dialect], {"id": receiver, "error": error})
+    FAIL_PENDING.execute(cursor, {"id": receiver, "error": error})
     return cursor.rowcount
 
 
 def delete(db, cursor, endpoint_id):
     """Delete every delivery to the endpoint, in the cursor's transaction."""
-    cursor.execute(DELETE[db.dialect], {"id": endpoint_id})
+    DELETE.execute(cursor, {"id": endpoint_id})

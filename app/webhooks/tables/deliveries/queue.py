@@ -159,10 +159,10 @@ def claim(db, cursor, wants, until, retries):
     outlived its lease (its worker died) is failed instead when retries allow it no other
     attempt.
     """
-    bound = {"now": db.now(), "soon": db.later(STEP_MOST)}
+    bound = {"soon": STEP_MOST}
     claimed, lost = [], []
     for receiver, limit in wants.items():
-        cursor.execute(DUE[db.dialect], {**bound, "receiver": receiver, "limit": limit})
+        DUE.execute(cursor, {**bound, "receiver": receiver, "limit": limit})
         for due in DUE.rows(cursor):
             if retries.another_allowed(due.attempts):
                 attempts, claim = due.attempts + 1, until()
@@ -182,7 +182,7 @@ def claim(db, cursor, wants, until, retries):
     if claimed:
         CLAIM.executemany(cursor, [{"until": until(), "id": each.id} for each in claimed])
     if lost:
-        cursor.executemany(GIVE_UP[db.dialect], lost)
+        GIVE_UP.executemany(cursor, lost)
     return claimed
 
 
@@ -197,7 +197,6 @@ def record(db, cursor, outcomes):
     else retried retry_in seconds from now, or failed when that is None."""
     if not outcomes:
         return
-    now = db.now()
     rows = []
     for outcome in outcomes:
         delivered, retry_in = outcome.error is None, outcome.retry_in
@@ -209,8 +208,7 @@ def record(db, cursor, outcomes):
                 "error": outcome.error,
                 "delivered": delivered,
                 "retried": retry_in is not None,
-                "retry_in": db.later(retry_in) if retry_in is not None else None,
-                "now": now,
+                "retry_in": retry_in,
                 "response_status": outcome.response_status,
                 "claim": outcome.claim,
             }
@@ -231,29 +229,29 @@ def delete_delivered(db, receivers, older_than, limit):
     """Delete up to limit deliveries to receivers (those the outbox holds: configured, an
     endpoint disabled, or neither) delivered more than older_than (a timedelta) ago by the
     database's clock; how many went."""
-    cutoff = db.later(-older_than.total_seconds())
+    cutoff = -older_than.total_seconds()
     ids = []
     with db.transaction() as cursor:
         for receiver in receivers:
             left = {"receiver": receiver, "cutoff": cutoff, "limit": limit - len(ids)}
-            cursor.execute(EXPIRED[db.dialect], left)
+            EXPIRED.execute(cursor, left)
             ids += [{"id": row.id} for row in EXPIRED.rows(cursor)]
             if len(ids) >= limit:
                 break
         if ids:
-            cursor.executemany(DELETE[db.dialect], ids)
+            DELETE.executemany(cursor, ids)
     return len(ids)
 
 
 def any_pending(db, receiver):
     """Whether receiver has a pending delivery (one index lookup)."""
     with db.cursor() as cursor:
-        cursor.execute(ANY_PENDING[db.dialect], {"receiver": receiver})
+        ANY_PENDING.execute(cursor, {"receiver": receiver})
         return ANY_PENDING.row(cursor) is not None
 
 
 def receivers(db):
     """Every receiver the outbox holds deliveries to, configured or not."""
     with db.cursor() as cursor:
-        cursor.execute(RECEIVERS[db.dialect])
+        RECEIVERS.execute(cursor)
         return [row.receiver for row in RECEIVERS.rows(cursor)]

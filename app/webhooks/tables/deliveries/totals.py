@@ -36,14 +36,14 @@ def by_receiver(db):
     """The pending and failed deliveries of each receiver by status: records of receiver,
     status, their total and the oldest one's created_at."""
     with db.cursor() as cursor:
-        cursor.execute(BY_RECEIVER[db.dialect])
+        BY_RECEIVER.execute(cursor)
         return BY_RECEIVER.rows(cursor)
 
 
 def delivered_count(db):
     """How many delivered deliveries are kept."""
     with db.cursor() as cursor:
-        cursor.execute(DELIVERED_COUNT[db.dialect])
+        DELIVERED_COUNT.execute(cursor)
         return DELIVERED_COUNT.row(cursor).delivered
 
 
@@ -51,19 +51,19 @@ def failed(db):
     """Every delivery that ran out of attempts, oldest first: records of id, receiver,
     attempts and last_error."""
     with db.cursor() as cursor:
-        cursor.execute(FAILED_LIST[db.dialect])
+        FAILED_LIST.execute(cursor)
         return FAILED_LIST.rows(cursor)
 
 
 def retry_failed(db):
     """Make every failed delivery pending again with fresh attempts; how many there were."""
     with db.transaction() as cursor:
-        cursor.execute(RETRY_FAILED[db.dialect], {"now": db.now()})
+        RETRY_FAILED.execute(cursor)
         return cursor.rowcount
 
 
 def purge_failed(db):
     """Delete every failed delivery; how many there were."""
     with db.transaction() as cursor:
-        cursor.execute(PURGE_FAILED[db.dialect])
+        PURGE_FAILED.execute(cursor)
         return cursor.rowcount

@@ -143,21 +143,20 @@ def create(db, endpoint, sealed_secret, most):
     with db.transaction() as cursor:
         if not db.is_sqlite:  # SQLite's write lock is held already
             cursor.execute(LOCK)
-        cursor.execute(COUNT[db.dialect])
+        COUNT.execute(cursor)
         if COUNT.row(cursor).count >= most:
             raise TooMany(most)
         # Stamped once it holds the write lock, as every event it may take is stamped.
-        now = db.now()
-        _setting(_insert, tuple(row)).execute(cursor, {**row, "now": now})
-        extend_timeline(db, cursor, row["id"], now)
-        cursor.execute(SELECT_ONE[db.dialect], row)
+        _setting(_insert, tuple(row)).execute(cursor, row)
+        extend_timeline(db, cursor, row["id"])
+        SELECT_ONE.execute(cursor, row)
         return SELECT_ONE.row(cursor)
 
 
 def get(db, endpoint_id):
     """The endpoint with this id as shown, or None."""
     with db.cursor() as cursor:
-        cursor.execute(SELECT_ONE[db.dialect], {"id": endpoint_id})
+        SELECT_ONE.execute(cursor, {"id": endpoint_id})
         return SELECT_ONE.row(cursor)
 
 
@@ -165,7 +164,7 @@ def page(db, after, limit):
     """Up to limit endpoints with ids above after ("": from the first), by id; and whether
     more remain."""
     with db.cursor() as cursor:
-        cursor.execute(SELECT_PAGE[db.dialect], {"after": after, "limit": limit + 1})
+        SELECT_PAGE.execute(cursor, {"after": after, "limit": limit + 1})
         rows = SELECT_PAGE.rows(cursor)
     return rows[:limit], len(rows) > limit
 
@@ -182,27 +181,26 @@ def update(db, endpoint_id, changes):
         if changes.get("enabled") is False:
             disable(db, cursor, endpoint_id, DISABLED_BY_API)
         elif changes.get("enabled") is True:
-            cursor.execute(ENABLE[db.dialect], {"id": endpoint_id})
+            ENABLE.execute(cursor, {"id": endpoint_id})
         if "events" in changes or "enabled" in changes:
             # Stamped last, once every lock is held: an event committed before is judged by
             # the entry before; on SQLite the write lock orders the two stamps as the commits.
-            extend_timeline(db, cursor, endpoint_id, db.now())
-        cursor.execute(SELECT_ONE[db.dialect], {"id": endpoint_id})
+            extend_timeline(db, cursor, endpoint_id)
+        SELECT_ONE.execute(cursor, {"id": endpoint_id})
         return SELECT_ONE.row(cursor)
 
 
-def extend_timeline(db, cursor, endpoint_id, now):
-    """Remember the endpoint's enabled and events as they now are, from now (db.now(): the
-    database's clock reads it on PostgreSQL), in the cursor's transaction, after a change of
-    either."""
-    cursor.execute(EXTEND_TIMELINE[db.dialect], {"id": endpoint_id, "now": now})
+def extend_timeline(db, cursor, endpoint_id):
+    """Remember the endpoint's enabled and events as they now are, from now by the database's
+    clock, in the cursor's transaction, after a change of either."""
+    EXTEND_TIMELINE.execute(cursor, {"id": endpoint_id})
 
 
 def disable(db, cursor, endpoint_id, reason):
     """Disable an enabled endpoint in the cursor's transaction and fail its pending deliveries,
     so that `recover` can send them once it is enabled again; whether it was enabled. The
     caller extends the timeline (extend_timeline)."""
-    cursor.execute(DISABLE[db.dialect], {"id": endpoint_id, "reason": reason})
+    DISABLE.execute(cursor, {"id": endpoint_id, "reason": reason})
     if cursor.rowcount != 1:
         return False
     endpoint_log.fail_disabled(db, cursor, endpoint_id, reason)
@@ -212,7 +210,7 @@ def disable(db, cursor, endpoint_id, reason):
 def delete(db, endpoint_id):
     """Delete the endpoint, its timeline and every delivery to it; False if there was none."""
     with db.transaction() as cursor:
-        cursor.execute(DELETE[db.dialect], {"id": endpoint_id})
+        DELETE.execute(cursor, {"id": endpoint_id})
         if cursor.rowcount != 1:
             return False
         timelines.forget(db, cursor, endpoint_id)
@@ -223,7 +221,7 @@ def delete(db, endpoint_id):
 def enabled(db, cursor, endpoint_id):
     """Whether the endpoint is enabled, in the cursor's transaction, which holds its row until
     it ends; None when there is no such endpoint."""
-    cursor.execute(ENABLED[db.dialect], {"id": endpoint_id})
+    ENABLED.execute(cursor, {"id": endpoint_id})
     row = ENABLED.row(cursor)
     return None if row is None else bool(row.enabled)
 
@@ -231,5 +229,5 @@ def enabled(db, cursor, endpoint_id):
 def throttle_rates(db):
     """{id: its throttle_rate, None when it has none} of every endpoint."""
     with db.cursor() as cursor:
-        cursor.execute(RATES[db.dialect])
+        RATES.execute(cursor)
         return {row.id: row.throttle_rate for row in RATES.rows(cursor)}

@@ -30,9 +30,8 @@ def rotate(db, endpoint_id, sealed_secret, overlap):
     values = {
         "id": endpoint_id,
         "secret": sealed_secret,
-        "until": db.later(overlap),
-        "now": db.now(),
+        "until": overlap,
     }
     with db.transaction() as cursor:
-        cursor.execute(ROTATE[db.dialect], values)
+        ROTATE.execute(cursor, values)
         return cursor.rowcount == 1

@@ -60,7 +60,7 @@ DISABLE_FAILING = Statement(
 def for_worker(db, cursor):
     """Every endpoint as an Endpoint, its times read, in the cursor's transaction; an overlap
     of a replaced secret that has ended is None."""
-    cursor.execute(FOR_WORKER[db.dialect], {"now": db.now()})
+    FOR_WORKER.execute(cursor)
     return FOR_WORKER.rows(cursor)
 
 
@@ -75,7 +75,7 @@ def lock(db, cursor, writes, reads=()):
         return set(writes) | set(reads)
     for endpoint_id in sorted(set(writes) | set(reads)):
         statement = LOCK if endpoint_id in writes else SHARE
-        cursor.execute(statement[db.dialect], {"id": endpoint_id})
+        statement.execute(cursor, {"id": endpoint_id})
     return set(writes)
 
 
@@ -85,7 +85,7 @@ def settle_strays(db, cursor, endpoint_ids):
     fan-out wrote from a read made before a PATCH or a DELETE committed (PostgreSQL)."""
     lock(db, cursor, endpoint_ids)
     for endpoint_id in sorted(endpoint_ids):
-        cursor.execute(STATE[db.dialect], {"id": endpoint_id})
+        STATE.execute(cursor, {"id": endpoint_id})
         row = STATE.row(cursor)
         if row is None:
             endpoint_log.delete(db, cursor, endpoint_id)
@@ -93,23 +93,23 @@ def settle_strays(db, cursor, endpoint_ids):
             endpoint_log.fail_disabled(db, cursor, endpoint_id, row.disabled_reason)
 
 
-def mark_failing(db, cursor, endpoint_id, now):
-    """Note that the endpoint's attempts began failing at now (db.now()), unless they had
-    already."""
-    cursor.execute(MARK_FAILING[db.dialect], {"id": endpoint_id, "now": now})
+def mark_failing(db, cursor, endpoint_id):
+    """Note that the endpoint's attempts began failing now, by the database's clock, unless
+    they had already."""
+    MARK_FAILING.execute(cursor, {"id": endpoint_id})
 
 
 def clear_failing(db, cursor, endpoint_id):
     """Note that the endpoint's attempts succeed again."""
-    cursor.execute(CLEAR_FAILING[db.dialect], {"id": endpoint_id})
+    CLEAR_FAILING.execute(cursor, {"id": endpoint_id})
 
 
 def disable_failing(db, cursor, endpoint_id, seconds):
     """Disable the endpoint if it is enabled and has failed for seconds or more by the
     database's clock, and fail its pending deliveries; whether it was disabled. The caller
     records the new state."""
-    values = {"id": endpoint_id, "reason": DISABLED_FAILING, "cutoff": db.later(-seconds)}
-    cursor.execute(DISABLE_FAILING[db.dialect], values)
+    values = {"id": endpoint_id, "reason": DISABLED_FAILING, "cutoff": -seconds}
+    DISABLE_FAILING.execute(cursor, values)
     if cursor.rowcount != 1:
         return False
     endpoint_log.fail_disabled(db, cursor, endpoint_id, DISABLED_FAILING)

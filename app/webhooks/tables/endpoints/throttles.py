@@ -22,7 +22,7 @@ def next_due(db, cursor, endpoint_id):
     """(the earliest time the endpoint's next attempt may begin, or None when it has had none
     since it was throttled; the database's time now), both aware datetimes; None when there is
     no such endpoint."""
-    cursor.execute(NEXT[db.dialect], {"id": endpoint_id, "now": db.now()})
+    NEXT.execute(cursor, {"id": endpoint_id})
     row = NEXT.row(cursor)
     if row is None:
         return None

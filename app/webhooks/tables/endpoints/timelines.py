@@ -153,7 +153,7 @@ class Timeline(NamedTuple):
 
 def of_endpoints(db, cursor):
     """{endpoint id: its Timeline} of every endpoint, in the cursor's transaction."""
-    cursor.execute(EVERY[db.dialect])
+    EVERY.execute(cursor)
     found = {}
     for state in EVERY.rows(cursor):
         timeline = found.setdefault(state.endpoint_id, Timeline([], [], [], []))
@@ -166,13 +166,13 @@ def of_endpoints(db, cursor):
 
 def any_endpoint(db, cursor):
     """Whether an endpoint is registered, enabled or not: one the fan-out may give events to."""
-    cursor.execute(ANY[db.dialect])
+    ANY.execute(cursor)
     return ANY.row(cursor) is not None
 
 
 def forget(db, cursor, endpoint_id):
     """Delete the endpoint's timeline, in the cursor's transaction (it is deleted)."""
-    cursor.execute(DELETE[db.dialect], {"id": endpoint_id})
+    DELETE.execute(cursor, {"id": endpoint_id})
 
 
 def prune(db):
