@@ -27,7 +27,7 @@ OWNERS = {
     "event_cursors": "app/events/cursors.py",
     "feed_epochs": "app/events/store.py",
     "webhook_endpoints": "app/webhooks/tables/endpoints/",
-    "webhook_endpoint_history": "app/webhooks/tables/endpoints/",
+    "webhook_endpoint_timelines": "app/webhooks/tables/endpoints/",
     "webhook_disables": "app/webhooks/tables/disables.py",
     "webhook_windows": "app/webhooks/tables/window_sizes.py",
 }

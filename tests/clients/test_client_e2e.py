@@ -174,7 +174,12 @@ def _drive_webhooks(admin, database_url):
 def _failed_delivery(database_url, endpoint):
     """Write a failed delivery to endpoint in the server's database (no worker runs); its id."""
     at = datetime.datetime.now(datetime.UTC)
-    row = {"id": uuid.uuid4().hex, "receiver": endpoint, "event": "plant.created", "body": "{}"}
+    row = {
+        "id": uuid.uuid4().hex,
+        "receiver": endpoint,
+        "event_type": "plant.created",
+        "body": "{}",
+    }
     row.update(status="failed", attempts=3, created_at=at, next_attempt_at=at)
     engine = create_engine(database_url)
     with engine.begin() as conn:

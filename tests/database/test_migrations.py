@@ -8,12 +8,12 @@ import sys
 import threading
 
 import pytest
-from sqlalchemy import bindparam, create_engine, inspect, select, text
+from sqlalchemy import bindparam, column, create_engine, inspect, select, table, text
 
 from app import create_app, database
 from app.database import metadata, migrate
 from app.database.column_types import UTCDateTime
-from app.webhooks.tables.endpoints.timelines import webhook_endpoint_history
+from app.webhooks.tables.endpoints.timelines import webhook_endpoint_timelines
 from harness.processes import ROOT, wait_for
 from support.migrations import HEAD, NOW, ROWS, differences, revisions, rows, tables_1_0
 from support.tokens import TOKEN
@@ -271,7 +271,7 @@ def test_the_history_revision_keeps_each_endpoints_states_as_the_fan_out_judged_
     result = cli("db", "upgrade")
     assert result.exit_code == 0, result.output
     assert differences(engine) == []
-    history = webhook_endpoint_history.c
+    history = webhook_endpoint_timelines.c
     with engine.connect() as conn:
         query = select(history.since, history.enabled, history.events).order_by(history.since)
         states = conn.execute(query).all()
@@ -315,7 +315,12 @@ def test_the_feed_revision_keeps_every_delivery_and_waiting_event_and_goes_back_
     }
     with engine.begin() as conn:
         conn.execute(text(event).bindparams(bindparam("at", type_=UTCDateTime)), {"at": NOW})
-        conn.execute(metadata.tables["deliveries"].insert().values(pending))
+        # The deliveries table as it was then: its event type in a column named event.
+        now = metadata.tables["deliveries"].c
+        then = table(
+            "deliveries", *(column(key, getattr(now.get(key), "type", None)) for key in pending)
+        )
+        conn.execute(then.insert().values(pending))
     before = rows(engine)
     result = cli("db", "upgrade")
     assert result.exit_code == 0, result.output

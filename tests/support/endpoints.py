@@ -38,7 +38,7 @@ def add_delivery(app, receiver, status="failed", created_at=T0, **columns):
     row = {
         "id": uuid.uuid4().hex,
         "receiver": receiver,
-        "event": "plant.created",
+        "event_type": "plant.created",
         "body": '{"id":1,"name":"Fern"}',
         "status": status,
         "attempts": 3,

@@ -4,7 +4,7 @@ import datetime
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Column, MetaData, Table, Text, inspect, literal_column, select
+from sqlalchemy import Column, MetaData, String, Table, Text, inspect, literal_column, select
 
 from app.database import metadata, migrate
 from app.database.sql import of_backend, server_defaults_of
@@ -82,10 +82,11 @@ def tables_1_0():
         "deliveries",
         old,
         Column("url", Text),
+        Column("event", String(50)),
         *(
             Column(column.name, column.type)
             for column in deliveries.c
-            if column.name in ROWS["deliveries"][0] and column.name != "receiver"
+            if column.name in ROWS["deliveries"][0]
         ),
     )
     return old.tables
@@ -95,7 +96,7 @@ def rows(engine):
     """Every row of the service's tables, in key order, by table: a table that is empty, or
     that the database lacks (a revision adds it), has no entry. A row leaves out its NULL
     columns, and the columns the database lacks; a delivery's receiver was its url before the
-    endpoints revision."""
+    endpoints revision, and its event_type its event before the revision that renamed it."""
     with engine.connect() as conn:
         inspector = inspect(conn)
         present = set(inspector.get_table_names())
@@ -115,8 +116,10 @@ def rows(engine):
 def _columns(table, inspector):
     names = {column["name"] for column in inspector.get_columns(table.name)}
     columns = [column for column in table.c if column.name in names]
-    if "url" in names and "receiver" in table.c:
-        columns.append(literal_column("url").label("receiver"))
+    # Columns read under the names they have now.
+    for old, new in (("url", "receiver"), ("event", "event_type")):
+        if old in names and new in table.c:
+            columns.append(literal_column(old).label(new))
     return columns
 
 

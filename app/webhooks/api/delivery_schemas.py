@@ -65,7 +65,9 @@ class DeliverySchema(Schema):
         metadata={"description": "The webhook-id the endpoint got", "examples": [EXAMPLE_ID]},
     )
     event = fields.String(
-        required=True, metadata={"description": "The event type", "examples": ["plant.created"]}
+        required=True,
+        attribute="event_type",
+        metadata={"description": "The event type", "examples": ["plant.created"]},
     )
     status = fields.String(
         required=True,

@@ -30,8 +30,7 @@ class Delivery(NamedTuple):
     id: str
     # An operator's URL, or an endpoint's id.
     receiver: str
-    # The event type, as the deliveries table's event column.
-    event: str
+    event_type: str
     body: str
     attempts: int
     claim: datetime.datetime | None = None

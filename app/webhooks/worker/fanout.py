@@ -48,7 +48,7 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
                     Delivery(
                         id=delivery["id"],
                         receiver=receiver,
-                        event=event_type,
+                        event_type=event_type,
                         body=body,
                         attempts=1,
                         claim=lease,

@@ -136,7 +136,9 @@ class Sender:
         an exception is an outcome too, named by its type, so that it is retried on schedule."""
         try:
             body = delivery.body.encode()
-            answer = await self.send(target, delivery.id, delivery.event, body, delivery.event_id)
+            answer = await self.send(
+                target, delivery.id, delivery.event_type, body, delivery.event_id
+            )
         except Exception as error:  # whatever fails, the attempt must be recorded
             return Answer(type(error).__name__), error
         return answer, None

@@ -26,7 +26,7 @@ from support.live_endpoints import ENDPOINT_SETTINGS
 from support.tokens import issue_admin_token
 from support.webhooks import create
 
-AN_HOUR_ON = "UPDATE webhook_endpoint_history SET since = since - interval '2 hours'"
+AN_HOUR_ON = "UPDATE webhook_endpoint_timelines SET since = since - interval '2 hours'"
 
 
 def dropped(db):

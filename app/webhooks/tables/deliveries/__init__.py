@@ -17,9 +17,8 @@ deliveries = Table(
     Column("id", String(32), primary_key=True),
     # The operator's receiver URL, or the id of an endpoint registered through the API.
     Column("receiver", Text, nullable=False),
-    # The event type (plant.created), sent as X-Plantstore-Event: a column named before the
-    # feed made "event" a row of its own (docs/architecture.md's words).
-    Column("event", String(50), nullable=False),
+    # The event type (plant.created), sent as X-Plantstore-Event.
+    Column("event_type", String(50), nullable=False),
     # The exact bytes that are signed and sent, on every attempt.
     Column("body", Text, nullable=False),
     Column("status", String(10), nullable=False),

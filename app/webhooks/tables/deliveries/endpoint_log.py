@@ -15,7 +15,7 @@ NOW = Now()
 # What the log shows of a delivery; its receiver is the endpoint asked for, its body the event.
 SHOWN = (
     c.id,
-    c.event,
+    c.event_type,
     c.status,
     c.attempts,
     c.created_at,

@@ -24,13 +24,13 @@ INSERT = Statement(sqlalchemy.insert(deliveries))
 UNTRIED = dict.fromkeys(c.keys())
 
 
-def new(receiver, event, body, created_at, event_id, error=None):
+def new(receiver, event_type, body, created_at, event_id, error=None):
     """A delivery's row as the fan-out makes it, every column of the table: pending and not
     claimed, or failed with error (its endpoint disabled); created_at as the event's."""
     return UNTRIED | {
         "id": uuid.uuid4().hex,
         "receiver": receiver,
-        "event": event,
+        "event_type": event_type,
         "body": body,
         "status": FAILED if error else PENDING,
         "attempts": 0,
@@ -50,7 +50,7 @@ def insert(db, cursor, rows):
 def _due(*when):
     # Due or lost (lease run out) deliveries of one receiver, most overdue first.
     return (
-        select(c.id, c.event, c.body, c.attempts, c.event_id)
+        select(c.id, c.event_type, c.body, c.attempts, c.event_id)
         .where(
             c.receiver == RECEIVER,
             c.status == inline(PENDING),
@@ -170,7 +170,7 @@ def claim(db, cursor, wants, until, retries):
                     Delivery(
                         id=due.id,
                         receiver=receiver,
-                        event=due.event,
+                        event_type=due.event_type,
                         body=due.body,
                         attempts=attempts,
                         claim=claim,

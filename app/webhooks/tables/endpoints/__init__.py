@@ -22,7 +22,7 @@ from ....database import Now, Statement, metadata
 from ....database.column_types import JSONText, UTCDateTime
 from ..deliveries import endpoint_log
 from . import timelines
-from .timelines import webhook_endpoint_history
+from .timelines import webhook_endpoint_timelines
 
 ID_LENGTH = 64
 # Why an endpoint was disabled, as disabled_reason says it.
@@ -98,7 +98,7 @@ RATES = Statement(select(c.id, c.throttle_rate).order_by(c.id), "Rate")
 # The endpoint's timeline entry: it as it now is, from now, in the transaction that changed it
 # (which holds its row): what the fan-out of an event written from then on goes by (timelines.py).
 EXTEND_TIMELINE = Statement(
-    insert(webhook_endpoint_history).from_select(
+    insert(webhook_endpoint_timelines).from_select(
         ["endpoint_id", "since", "enabled", "events"],
         select(c.id, Now(), c.enabled, c.events).where(_by_id()),
     )

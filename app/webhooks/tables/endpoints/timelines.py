@@ -1,7 +1,7 @@
 """The endpoints' timelines: an entry for each change of an endpoint (whether it is enabled,
 and its event types), from when it took it, so that the fan-out sends each event to the
 endpoints as they were when it was written, however many changes came before the worker got to
-it. Their table keeps its first name, webhook_endpoint_history: renaming it is a migration.
+it.
 
 "When" is the feed's, not a clock's, on PostgreSQL: an entry is the event's when the change that
 made it had committed as the event was written (the event's snapshot saw its transaction), so
@@ -34,8 +34,8 @@ from ....database.sql import postgresql_default, postgresql_only
 # How long a replaced entry is kept for events whose transactions have not committed yet.
 UNCOMMITTED_KEPT = "1 hour"
 
-webhook_endpoint_history = Table(
-    "webhook_endpoint_history",
+webhook_endpoint_timelines = Table(
+    "webhook_endpoint_timelines",
     metadata,
     Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True),
     Column("endpoint_id", String(64), nullable=False),
@@ -52,12 +52,12 @@ webhook_endpoint_history = Table(
     postgresql_default(
         Column("xid", BigInteger, nullable=False, server_default="0"), events.store.XID
     ),
-    Index("webhook_endpoint_history_endpoint", "endpoint_id", "since"),
+    Index("webhook_endpoint_timelines_endpoint", "endpoint_id", "since"),
     # Entries by place: what plantstore_feed_epoch() read before epochs were identities.
-    postgresql_only(Index("webhook_endpoint_history_place", "epoch", "xid")),
+    postgresql_only(Index("webhook_endpoint_timelines_place", "epoch", "xid")),
 )
 
-h = webhook_endpoint_history.c
+h = webhook_endpoint_timelines.c
 # An endpoint's changes are made one after the other, its row held: their ids are in the
 # order they committed.
 EVERY = Statement(
@@ -66,10 +66,10 @@ EVERY = Statement(
     ),
     "Entry",
 )
-DELETE = Statement(delete(webhook_endpoint_history).where(h.endpoint_id == bindparam("id")))
+DELETE = Statement(delete(webhook_endpoint_timelines).where(h.endpoint_id == bindparam("id")))
 # Every endpoint has a timeline from its creation until it is deleted.
 ANY = Statement(select(h.id).limit(inline(1)))
-_later = webhook_endpoint_history.alias("later")
+_later = webhook_endpoint_timelines.alias("later")
 # An entry that a later one replaced, which decides no event the fan-out has still to read: on
 # SQLite, where events are judged by time, the later one came before the horizon; on
 # PostgreSQL, its transaction ended before every such event committed was written (its place
@@ -77,13 +77,13 @@ _later = webhook_endpoint_history.alias("later")
 # a reader sees, and the database timeout ends their transactions long before.
 PRUNE = Statement(
     {
-        "sqlite": delete(webhook_endpoint_history).where(
+        "sqlite": delete(webhook_endpoint_timelines).where(
             h.since
             < select(func.max(_later.c.since))
             .where(_later.c.endpoint_id == h.endpoint_id, _later.c.since <= bindparam("horizon"))
             .scalar_subquery()
         ),
-        "postgresql": delete(webhook_endpoint_history).where(
+        "postgresql": delete(webhook_endpoint_timelines).where(
             h.id
             < select(func.max(_later.c.id))
             .where(
