@@ -75,7 +75,7 @@ def integer(value, minimum, maximum=math.inf):
 def at_least(minimum):
     """The converter of an integer setting of minimum or more."""
 
-    def convert(variable, value):
+    def convert(variable, value) -> int:
         number = integer(value, minimum)
         if number is None:
             raise invalid(variable, f"an integer >= {minimum}", value)
@@ -84,7 +84,7 @@ def at_least(minimum):
     return convert
 
 
-def seconds(variable, value):
+def seconds(variable, value) -> float:
     """The converter of a number of seconds > 0: an int or a float, as given."""
     found = as_number(value)
     # NaN and infinity are floats too, but no timeout.
@@ -96,7 +96,7 @@ def seconds(variable, value):
 def one_of(choices, normalise):
     """The converter of a setting that is one of choices, once normalise (str.lower) made it."""
 
-    def convert(variable, value):
+    def convert(variable, value) -> str:
         chosen = normalise(value) if isinstance(value, str) else None
         if chosen not in choices:
             expected = ", ".join(choices[:-1]) + f" or {choices[-1]}"
@@ -106,12 +106,14 @@ def one_of(choices, normalise):
     return convert
 
 
-def as_given(variable, value):
-    """The converter of a setting any value will do for: the value itself."""
+def text(variable, value) -> str:
+    """The converter of a setting any text will do for: the text itself."""
+    if not isinstance(value, str):
+        raise invalid(variable, "text", value)
     return value
 
 
-def split_list(variable, value):
+def split_list(variable, value) -> list[str]:
     """A comma-separated list's items, stripped, the empty ones left out; a list as it is."""
     if isinstance(value, (list, tuple)):
         return list(value)

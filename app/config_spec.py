@@ -3,7 +3,7 @@ the typed settings a feature reads and the table of docs/configuration.md all co
 
 from collections.abc import Callable
 from dataclasses import make_dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, get_type_hints
 
 PREFIX = "PLANTSTORE_"
 
@@ -47,8 +47,12 @@ class Feature(NamedTuple):
         return setting.name.removeprefix(self.field_prefix).lower()
 
     def typed_class(self, name, doc):
-        """A frozen dataclass named name with a field per setting, which typed() fills."""
-        fields = [(self.field(setting), Any) for setting in self.settings]
+        """A frozen dataclass named name with a field per setting, typed as its converter
+        returns (Any where it does not say), which typed() fills."""
+        fields = [
+            (self.field(setting), get_type_hints(setting.convert).get("return", Any))
+            for setting in self.settings
+        ]
         return make_dataclass(name, fields, frozen=True, namespace={"__doc__": doc})
 
     def typed(self, cls, config):

@@ -2,6 +2,7 @@
 
 import logging
 import os
+from typing import Any
 
 import pytest
 
@@ -9,6 +10,9 @@ from app import FEATURES
 from app.__main__ import main as plantstore_main
 from app.config import ConfigError
 from app.config_spec import defaults
+from app.events.settings import EventSettings
+from app.ratelimit.settings import RateLimitSettings
+from app.webhooks.settings import WebhookSettings
 from harness.processes import free_port
 from support.refusals import FLASK, GUNICORN, gunicorn_refused_here, refused, refused_here
 from support.tokens import TOKEN
@@ -100,6 +104,11 @@ def test_every_setting_has_a_bad_value_case():
 def test_every_setting_is_declared_once():
     names = [setting.name for feature in FEATURES for setting in feature.settings]
     assert sorted(name for name in set(names) if names.count(name) > 1) == []
+
+
+@pytest.mark.parametrize("typed", [WebhookSettings, RateLimitSettings, EventSettings])
+def test_typed_settings_say_each_field_s_type_as_its_converter_returns_it(typed):
+    assert [name for name, kind in typed.__annotations__.items() if kind is Any] == []
 
 
 @pytest.mark.parametrize(("variable", "value", "shown"), cases(BAD_SETTINGS))

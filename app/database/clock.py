@@ -99,4 +99,4 @@ def later(db, cursor, seconds):
     if db.is_sqlite:
         return utcnow() + datetime.timedelta(seconds=seconds)
     LATER.execute(cursor, {"seconds": float(seconds)})
-    return LATER.row(cursor).at
+    return LATER.value(cursor)

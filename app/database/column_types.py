@@ -1,5 +1,6 @@
 """The column types whose values the data layer converts, both ways, for every caller: a point
-in time, aware and in UTC, and a JSON value kept as its text."""
+in time, aware and in UTC, a JSON value kept as its text, and a member of a StrEnum kept as its
+value."""
 
 import datetime
 import json
@@ -30,6 +31,28 @@ class UTCDateTime(TypeDecorator):
         if dialect.name == "sqlite":
             return _sqlite_time
         return super().result_processor(dialect, coltype)
+
+
+class EnumText(TypeDecorator):
+    """A member of enum (a StrEnum), kept as its value in a column of type stored, written from
+    the member or its value and read back as the member."""
+
+    impl = Text
+    cache_ok = True
+
+    def __init__(self, enum, stored=None):
+        super().__init__()
+        self.enum, self.stored = enum, stored
+        if stored is not None:
+            self.impl = stored
+
+    def process_bind_param(self, value, dialect):
+        """The member's value: a value no member has fails here, not in a reader."""
+        return None if value is None else self.enum(value).value
+
+    def process_result_value(self, value, dialect):
+        """The member."""
+        return None if value is None else self.enum(value)
 
 
 class JSONText(TypeDecorator):

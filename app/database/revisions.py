@@ -86,6 +86,6 @@ def current_revisions(db):
     try:
         with db.cursor() as cursor:
             CURRENT_REVISIONS.execute(cursor)
-            return frozenset(row.version_num for row in CURRENT_REVISIONS.rows(cursor))
+            return frozenset(CURRENT_REVISIONS.values(cursor))
     except SchemaMissing:
         return frozenset()

@@ -82,15 +82,16 @@ def _columns(statement):
 
 class Statement:
     """A Core statement built from its Table, compiled once per backend (``sql[dialect]``),
-    run by ``execute``, whose rows are read by name: ``rows`` and ``row`` give records of a
-    named tuple made once from the columns the statement returns, or of the record given,
-    whose fields must be those columns, or dicts of them (record=dict).
+    run by ``execute``, whose rows are read by name: ``rows`` and ``row`` give records of the
+    named tuple called name, made once from the columns the statement returns, or of the record
+    given, whose fields must be those columns, or dicts of them (record=dict). A statement of
+    one column needs no record: ``value`` and ``values`` give that column's values.
 
     Values go both ways as the columns' types say (times aware in UTC, booleans, JSON):
     ``execute`` converts the parameters (and binds the host's clock on SQLite: clock.Now),
     ``rows`` and ``row`` the columns, with processors found once per backend."""
 
-    def __init__(self, statement, name="Row", record=None, **compile_options):
+    def __init__(self, statement, name=None, record=None, **compile_options):
         each = per_backend(statement)
         compiled = {
             dialect: each[dialect].compile(dialect=DIALECTS[dialect], **compile_options)
@@ -109,12 +110,14 @@ class Statement:
         self._readers = {dialect: _readers(each) for dialect, each in compiled.items()}
         self._binders = {dialect: _binders(each) for dialect, each in compiled.items()}
         columns = _columns(each["sqlite"])
+        if len(columns) > 1 and name is None and record is None:
+            raise ValueError(f"rows of {columns} need a name for what they are, or a record")
         if record is dict:
             self.make = functools.partial(_as_dict, columns)
         else:
             if record is not None and record._fields != columns:
                 raise ValueError(f"{record.__name__} has {record._fields}, the statement {columns}")
-            record = record or (collections.namedtuple(name, columns) if columns else None)
+            record = record or (collections.namedtuple(name, columns) if name else None)
             self.make = record and record._make
 
     def execute(self, cursor, values=None):
@@ -140,6 +143,18 @@ class Statement:
         readers = self._readers[_dialect_of(cursor)] if found else None
         # map: a page of rows is made in C, but for the readers' and the record's own calls.
         return list(map(self.make, _read(readers, found) if readers else found))
+
+    def values(self, cursor):
+        """The one column of every row the cursor's last execution of this statement returned."""
+        found = cursor.fetchall()
+        readers = self._readers[_dialect_of(cursor)]
+        column = [each for (each,) in found]
+        return list(map(readers[0][1], column)) if readers and found else column
+
+    def value(self, cursor):
+        """The one column of the first row the cursor's last execution returned, or None."""
+        found = self.values(cursor)
+        return found[0] if found else None
 
     def row(self, cursor):
         """The first row the cursor's last execution returned as a record, or None; the rows

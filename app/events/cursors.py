@@ -139,7 +139,7 @@ def claim_fanout(db, cursor):
     lock holds the database)."""
     if not db.is_sqlite:
         FANNING_OUT.execute(cursor)
-        if not FANNING_OUT.row(cursor).held:
+        if not FANNING_OUT.value(cursor):
             return None
     return unread_from(db, cursor)
 

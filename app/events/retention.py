@@ -102,5 +102,5 @@ def _delete(db, cursor, old):
     # its ids out again, which followers past them would never see. One pass at a time holds
     # the write lock: each event of old leaves the feed by this one, counted.
     NEWEST_ID.execute(cursor)
-    DELETE_UP_TO.execute(cursor, {"id": old[-1].id, "newest": NEWEST_ID.row(cursor).id})
+    DELETE_UP_TO.execute(cursor, {"id": old[-1].id, "newest": NEWEST_ID.value(cursor)})
     return len(old)

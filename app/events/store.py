@@ -180,7 +180,7 @@ def _place(event):
 def kept(db, cursor, place):
     """Whether the event at place (a Place) is in the table."""
     KEPT.execute(cursor, place._asdict())
-    return KEPT.row(cursor) is not None
+    return KEPT.value(cursor) is not None
 
 
 def here(db, cursor):
@@ -189,7 +189,7 @@ def here(db, cursor):
     if db.is_sqlite:
         return 0
     HERE_NOW.execute(cursor)
-    return HERE_NOW.row(cursor).epoch
+    return HERE_NOW.value(cursor)
 
 
 def held_back(db):

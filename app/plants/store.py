@@ -101,7 +101,7 @@ def create(db, plant):
     while True:
         with db.transaction() as cursor:
             INSERT.execute(cursor, values)
-            if INSERT.row(cursor) is not None:
+            if INSERT.value(cursor) is not None:
                 feed.publish(db, cursor, CREATED, plant)
                 return CreateResult.CREATED, values
             # The conflicting row is committed: PostgreSQL waited for it, SQLite holds the lock.

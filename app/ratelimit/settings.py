@@ -7,7 +7,7 @@ from ..config_errors import invalid, one_of, seconds
 from ..config_spec import Feature, Setting
 
 
-def _limit(variable, value):
+def _limit(variable, value) -> str:
     """A limit setting, checked with the parser of the limits library; empty is no limit."""
     if isinstance(value, str) and not value.strip():
         return ""
@@ -23,7 +23,7 @@ def _limit(variable, value):
     raise invalid(variable, expected, value)
 
 
-def _storage_url(variable, value):
+def _storage_url(variable, value) -> str:
     """The store's URL, checked: memory:// or redis://host:port/db."""
     if value == "memory://":
         return value

@@ -93,11 +93,11 @@ def revoke(db, name):
     with db.transaction() as cursor:
         REVOKE.execute(cursor, {"name": name})
         EXISTS.execute(cursor, {"name": name})
-        return EXISTS.row(cursor) is not None
+        return EXISTS.value(cursor) is not None
 
 
 def count_live(db):
     """How many tokens in the table could authenticate a request now."""
     with db.cursor() as cursor:
         COUNT_LIVE.execute(cursor)
-        return COUNT_LIVE.row(cursor).count
+        return COUNT_LIVE.value(cursor)

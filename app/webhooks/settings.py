@@ -6,11 +6,11 @@ import binascii
 import ipaddress
 from urllib.parse import urlsplit
 
-from ..config_errors import ConfigError, as_given, at_least, invalid, seconds, split_list
+from ..config_errors import ConfigError, at_least, invalid, seconds, split_list, text
 from ..config_spec import Feature, Setting
 
 
-def _webhook_urls(variable, value):
+def _webhook_urls(variable, value) -> tuple[str, ...]:
     urls = split_list(variable, value)
     for url in urls:
         parts = urlsplit(url)
@@ -31,7 +31,7 @@ def _port_ok(parts):
         return False
 
 
-def _networks(variable, value):
+def _networks(variable, value) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
     networks = []
     for cidr in split_list(variable, value):
         try:
@@ -41,7 +41,7 @@ def _networks(variable, value):
     return tuple(networks)
 
 
-def _nameservers(variable, value):
+def _nameservers(variable, value) -> tuple[str, ...]:
     servers = split_list(variable, value)
     if not all(_nameserver_ok(server) for server in servers):
         raise invalid(
@@ -67,7 +67,7 @@ def _nameserver_ok(server):
         return False
 
 
-def _fernet_keys(variable, value):
+def _fernet_keys(variable, value) -> tuple[str, ...]:
     keys = split_list(variable, value)
     for number, key in enumerate(keys, start=1):
         # The key itself is never shown: the message may end up in a log.
@@ -111,9 +111,7 @@ FEATURE = Feature(
             "webhook receivers, comma-separated `http(s)` URLs with a host, and a port of 1 to "
             "65535 if any",
         ),
-        Setting(
-            "WEBHOOK_SECRET", "", as_given, "key of the HMAC signature (required with receivers)"
-        ),
+        Setting("WEBHOOK_SECRET", "", text, "key of the HMAC signature (required with receivers)"),
         Setting(
             "WEBHOOK_MAX_ATTEMPTS",
             10,

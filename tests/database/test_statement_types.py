@@ -9,6 +9,7 @@ from sqlalchemy import bindparam, insert, select
 from app import database
 from app.database import Now, Statement
 from app.tokens.store import tokens
+from app.webhooks.tables.deliveries import DeliveryStatus, deliveries
 
 WRITE = Statement(
     insert(tokens).values(
@@ -63,9 +64,30 @@ def test_many_rows_are_bound_and_read_each_converted(db):
 
 
 def test_a_statement_whose_columns_need_nothing_reads_its_rows_as_they_are():
-    plain = Statement(select(tokens.c.name, tokens.c.scope))
+    plain = Statement(select(tokens.c.name, tokens.c.scope), "Grant")
     assert plain._readers == {"sqlite": (), "postgresql": ()}
     assert [key for key, *_ in WRITE._binders["sqlite"]] == ["at"]
+
+
+def test_rows_of_several_columns_are_named_for_what_they_are():
+    with pytest.raises(ValueError, match="need a name for what they are"):
+        Statement(select(tokens.c.name, tokens.c.scope))
+
+
+def test_a_statement_of_one_column_gives_its_values_converted(db):
+    at = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=PARIS)
+    expiries = Statement(select(tokens.c.expires_at).order_by(tokens.c.name))
+    with db.cursor() as cursor:
+        expiries.execute(cursor)
+        assert expiries.value(cursor) is None
+    with db.transaction() as cursor:
+        WRITE.execute(cursor, {"name": "a", "at": at})
+        STAMP.execute(cursor, {"name": "b", "life": None})
+    with db.cursor() as cursor:
+        expiries.execute(cursor)
+        assert expiries.values(cursor) == [at, None]
+        expiries.execute(cursor)
+        assert expiries.value(cursor).tzinfo == datetime.UTC
 
 
 def test_a_statement_s_clock_is_the_database_s_and_the_caller_binds_only_seconds(db):
@@ -80,3 +102,23 @@ def test_a_statement_s_clock_is_the_database_s_and_the_caller_binds_only_seconds
     lived = rows["a"].expires_at - rows["a"].created_at
     assert datetime.timedelta(seconds=60) <= lived < datetime.timedelta(seconds=61)
     assert rows["b"].expires_at is None
+
+
+def test_a_status_is_written_from_its_value_and_read_back_as_its_member(db):
+    at = datetime.datetime(2026, 1, 2, tzinfo=datetime.UTC)
+    row = {"receiver": "r", "event_type": "plant.created", "body": "{}", "attempts": 0}
+    row |= {"created_at": at, "next_attempt_at": at}
+    write = Statement(
+        insert(deliveries).values({key: bindparam(key) for key in [*row, "id", "status"]})
+    )
+    status = Statement(select(deliveries.c.status).order_by(deliveries.c.id))
+    with db.transaction() as cursor:
+        write.execute(cursor, {**row, "id": "a", "status": "pending"})
+        write.execute(cursor, {**row, "id": "b", "status": DeliveryStatus.FAILED})
+        with pytest.raises(ValueError, match="'lost' is not a valid DeliveryStatus"):
+            write.execute(cursor, {**row, "id": "c", "status": "lost"})
+    with db.cursor() as cursor:
+        status.execute(cursor)
+        read = status.values(cursor)
+    assert read == [DeliveryStatus.PENDING, DeliveryStatus.FAILED]
+    assert [type(each) for each in read] == [DeliveryStatus, DeliveryStatus]

@@ -1,13 +1,24 @@
 """The deliveries table: the shapes a delivery travels in, and the fixed values its statements
 write into their SQL."""
 
+import enum
+
 from sqlalchemy import Column, Index, Integer, String, Table, Text
 
 from ....database import metadata
-from ....database.column_types import UTCDateTime
+from ....database.column_types import EnumText, UTCDateTime
 
-PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
-STATUSES = (PENDING, DELIVERED, FAILED)
+
+class DeliveryStatus(enum.StrEnum):
+    """Where a delivery stands, as its status column keeps it."""
+
+    PENDING = "pending"
+    DELIVERED = "delivered"
+    FAILED = "failed"
+
+
+PENDING, DELIVERED, FAILED = DeliveryStatus
+STATUSES = tuple(DeliveryStatus)
 LOST = "worker lost during the last attempt"
 
 # One row per event and receiver, written by the worker as it fans events out (fanout.py).
@@ -21,7 +32,7 @@ deliveries = Table(
     Column("event_type", String(50), nullable=False),
     # The exact bytes that are signed and sent, on every attempt.
     Column("body", Text, nullable=False),
-    Column("status", String(10), nullable=False),
+    Column("status", EnumText(DeliveryStatus, String(10)), nullable=False),
     Column("attempts", Integer, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
     Column("next_attempt_at", UTCDateTime, nullable=False),

@@ -235,7 +235,7 @@ def delete_delivered(db, receivers, older_than, limit):
         for receiver in receivers:
             left = {"receiver": receiver, "cutoff": cutoff, "limit": limit - len(ids)}
             EXPIRED.execute(cursor, left)
-            ids += [{"id": row.id} for row in EXPIRED.rows(cursor)]
+            ids += [{"id": each} for each in EXPIRED.values(cursor)]
             if len(ids) >= limit:
                 break
         if ids:
@@ -247,7 +247,7 @@ def any_pending(db, receiver):
     """Whether receiver has a pending delivery (one index lookup)."""
     with db.cursor() as cursor:
         ANY_PENDING.execute(cursor, {"receiver": receiver})
-        return ANY_PENDING.row(cursor) is not None
+        return ANY_PENDING.value(cursor) is not None
 
 
 def receivers(db):

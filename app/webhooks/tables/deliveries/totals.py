@@ -44,7 +44,7 @@ def delivered_count(db):
     """How many delivered deliveries are kept."""
     with db.cursor() as cursor:
         DELIVERED_COUNT.execute(cursor)
-        return DELIVERED_COUNT.row(cursor).delivered
+        return DELIVERED_COUNT.value(cursor)
 
 
 def failed(db):

@@ -2,6 +2,8 @@
 API's here, a secret's rotation in rotation.py, the worker's in rounds.py; the timeline of each
 (its changes, each from when), in timelines.py."""
 
+import enum
+
 from sqlalchemy import (
     Boolean,
     Column,
@@ -19,16 +21,23 @@ from sqlalchemy import (
 )
 
 from ....database import Now, Statement, metadata
-from ....database.column_types import JSONText, UTCDateTime
+from ....database.column_types import EnumText, JSONText, UTCDateTime
 from ..deliveries import endpoint_log
 from . import timelines
 from .timelines import webhook_endpoint_timelines
 
 ID_LENGTH = 64
-# Why an endpoint was disabled, as disabled_reason says it.
-DISABLED_BY_API = "disabled through the API"
-DISABLED_GONE = "the endpoint answered 410 Gone"
-DISABLED_FAILING = "every attempt failed for PLANTSTORE_WEBHOOK_DISABLE_AFTER seconds"
+
+
+class DisabledReason(enum.StrEnum):
+    """Why an endpoint was disabled, as its disabled_reason column keeps it and the API says it."""
+
+    BY_API = "disabled through the API"
+    GONE = "the endpoint answered 410 Gone"
+    FAILING = "every attempt failed for PLANTSTORE_WEBHOOK_DISABLE_AFTER seconds"
+
+
+DISABLED_BY_API, DISABLED_GONE, DISABLED_FAILING = DisabledReason
 
 webhook_endpoints = Table(
     "webhook_endpoints",
@@ -39,7 +48,7 @@ webhook_endpoints = Table(
     # A JSON array of event types: read whole, by the API and by the fan-out (timelines.py).
     Column("events", JSONText, nullable=False),
     Column("enabled", Boolean, nullable=False),
-    Column("disabled_reason", Text),
+    Column("disabled_reason", EnumText(DisabledReason)),
     # The first failed attempt since the last success: when it is older than
     # PLANTSTORE_WEBHOOK_DISABLE_AFTER, the next failure disables the endpoint.
     Column("failing_since", UTCDateTime),
@@ -144,7 +153,7 @@ def create(db, endpoint, sealed_secret, most):
         if not db.is_sqlite:  # SQLite's write lock is held already
             cursor.execute(LOCK)
         COUNT.execute(cursor)
-        if COUNT.row(cursor).count >= most:
+        if COUNT.value(cursor) >= most:
             raise TooMany(most)
         # Stamped once it holds the write lock, as every event it may take is stamped.
         _setting(_insert, tuple(row)).execute(cursor, row)
@@ -222,8 +231,7 @@ def enabled(db, cursor, endpoint_id):
     """Whether the endpoint is enabled, in the cursor's transaction, which holds its row until
     it ends; None when there is no such endpoint."""
     ENABLED.execute(cursor, {"id": endpoint_id})
-    row = ENABLED.row(cursor)
-    return None if row is None else bool(row.enabled)
+    return ENABLED.value(cursor)
 
 
 def throttle_rates(db):

@@ -167,7 +167,7 @@ def of_endpoints(db, cursor):
 def any_endpoint(db, cursor):
     """Whether an endpoint is registered, enabled or not: one the fan-out may give events to."""
     ANY.execute(cursor)
-    return ANY.row(cursor) is not None
+    return ANY.value(cursor) is not None
 
 
 def forget(db, cursor, endpoint_id):
