@@ -148,7 +148,7 @@ def _existing(endpoint_id):
 @apidoc.arguments(EndpointIdSchema, "path")
 @apidoc.body(WebhookEndpointChangeSchema)
 def update_webhook_endpoint(changes, endpoint_id):
-    """Change a webhook endpoint: any of its url, events, description, enabled and throttle_rate.
+    """Change any of a webhook endpoint's settings, each as its field says.
 
     `enabled: false` disables it: it gets no new events, and its pending deliveries fail, to
     be recovered once it is enabled again. `enabled: true` enables it and clears

@@ -72,17 +72,18 @@ def _by_id():
 
 
 c = webhook_endpoints.c
-# What an answer shows of an endpoint: never its secrets.
-SHOWN = (
-    c.id,
-    c.url,
-    c.description,
-    c.events,
-    c.enabled,
-    c.disabled_reason,
-    c.throttle_rate,
-    c.created_at,
-)
+# What an answer never shows of an endpoint: its secrets, and the worker's own marks.
+UNSHOWN = {
+    "secret",
+    "previous_secret",
+    "previous_until",
+    "older_secret",
+    "older_until",
+    "failing_since",
+    "throttle_next",
+}
+# What an answer shows of an endpoint: every other column, a new setting's too.
+SHOWN = tuple(column for column in c if column.key not in UNSHOWN)
 # Registrations are rare: counting under a table lock makes the limit exact across hosts.
 LOCK = "LOCK TABLE webhook_endpoints IN SHARE ROW EXCLUSIVE MODE"
 COUNT = Statement(select(func.count().label("count")).select_from(webhook_endpoints))
@@ -179,7 +180,7 @@ def page(db, after, limit):
 
 
 def update(db, endpoint_id, changes):
-    """Apply changes (any of url, description, events, enabled, throttle_rate); the endpoint as
+    """Apply changes (any of the settings WebhookEndpointChangeSchema takes); the endpoint as
     it now is, or None when there is none. Disabling fails its pending deliveries in the same
     transaction; a new throttle_rate paces the next claim, pending deliveries too."""
     columns = {key: value for key, value in changes.items() if key != "enabled"}

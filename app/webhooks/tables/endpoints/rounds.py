@@ -18,23 +18,16 @@ def _live(until):
 
 
 BY_ID = c.id == bindparam("id")
-# What the worker needs of every endpoint, read once a round, to send and judge, as an
-# Endpoint (for_worker reads its times). The fan-out goes by timelines.py, what each endpoint
+# The columns of an Endpoint read otherwise than as they are kept.
+_READ_AS = {
+    "previous_until": _live(c.previous_until).label("previous_until"),
+    "older_until": _live(c.older_until).label("older_until"),
+}
+# What the worker needs of every endpoint, read once a round, to send and judge: the columns
+# an Endpoint names, a new field's too. The fan-out goes by timelines.py, what each endpoint
 # took when.
 FOR_WORKER = Statement(
-    select(
-        c.id,
-        c.url,
-        c.enabled,
-        c.failing_since,
-        c.secret,
-        c.previous_secret,
-        _live(c.previous_until).label("previous_until"),
-        c.older_secret,
-        _live(c.older_until).label("older_until"),
-        c.throttle_rate,
-    ),
-    record=Endpoint,
+    select(*(_READ_AS.get(name, c[name]) for name in Endpoint._fields)), record=Endpoint
 )
 # Taken one row at a time, by ascending id, before any delivery row: the order of the API too.
 LOCK = Statement(select(c.id).where(BY_ID).with_for_update())

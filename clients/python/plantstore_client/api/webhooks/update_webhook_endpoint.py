@@ -115,7 +115,7 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: WebhookEndpointChange,
 ) -> Response[Error | WebhookEndpoint]:
-    """Change a webhook endpoint: any of its url, events, description, enabled and throttle_rate.
+    """Change any of a webhook endpoint's settings, each as its field says.
 
      `enabled: false` disables it: it gets no new events, and its pending deliveries fail, to
     be recovered once it is enabled again. `enabled: true` enables it and clears
@@ -153,7 +153,7 @@ def sync(
     client: AuthenticatedClient | Client,
     body: WebhookEndpointChange,
 ) -> Error | WebhookEndpoint | None:
-    """Change a webhook endpoint: any of its url, events, description, enabled and throttle_rate.
+    """Change any of a webhook endpoint's settings, each as its field says.
 
      `enabled: false` disables it: it gets no new events, and its pending deliveries fail, to
     be recovered once it is enabled again. `enabled: true` enables it and clears
@@ -186,7 +186,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: WebhookEndpointChange,
 ) -> Response[Error | WebhookEndpoint]:
-    """Change a webhook endpoint: any of its url, events, description, enabled and throttle_rate.
+    """Change any of a webhook endpoint's settings, each as its field says.
 
      `enabled: false` disables it: it gets no new events, and its pending deliveries fail, to
     be recovered once it is enabled again. `enabled: true` enables it and clears
@@ -222,7 +222,7 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: WebhookEndpointChange,
 ) -> Error | WebhookEndpoint | None:
-    """Change a webhook endpoint: any of its url, events, description, enabled and throttle_rate.
+    """Change any of a webhook endpoint's settings, each as its field says.
 
      `enabled: false` disables it: it gets no new events, and its pending deliveries fail, to
     be recovered once it is enabled again. `enabled: true` enables it and clears
