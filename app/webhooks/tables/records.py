@@ -23,9 +23,10 @@ class Endpoint(NamedTuple):
 
 
 class Delivery(NamedTuple):
-    """A claimed delivery, to be attempted: attempts counts this attempt too; claim is its
-    claimed_until (an aware datetime), which its outcome must still find to be recorded; due, for an
-    endpoint with a throttle_rate, the time.monotonic() its attempt may begin at."""
+    """A delivery to be attempted once claimed (claimed()): attempts then counts this attempt
+    too; claim is its claimed_until (an aware datetime), which its outcome must still find to be
+    recorded; due, for an endpoint with a throttle_rate, the time.monotonic() its attempt may
+    begin at."""
 
     id: str
     # An operator's URL, or an endpoint's id.
@@ -37,6 +38,21 @@ class Delivery(NamedTuple):
     # The event's id in the feed (Plantstore-Event-Id); None for a delivery made before the feed.
     event_id: str | None = None
     due: float | None = None
+
+    def claimed(self, until):
+        """This delivery, due or just fanned out, claimed: one more attempt counted, and leased
+        until until() (a database.Later: one lease for a round's claims, read at its first)."""
+        return self._replace(attempts=self.attempts + 1, claim=until())
+
+
+class NewDelivery(NamedTuple):
+    """A delivery as the fan-out writes it, one per event and receiver (deliveries.queue.insert
+    makes its row): the Delivery, claimed when a window wants it; created_at, its event's, which
+    its age counts from; error, the last_error it fails with at once (its endpoint disabled)."""
+
+    delivery: Delivery
+    created_at: datetime.datetime
+    error: str | None = None
 
 
 class Outcome(NamedTuple):

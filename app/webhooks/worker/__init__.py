@@ -8,11 +8,12 @@ A delivery's life, and the one function that does each step:
    anybody would receive it (``app/events/store.py``'s ``publish``, which the plants' store
    calls).
 2. Fanned out. A round turns each event into one delivery per receiver, pending
-   (``fanout.fan_out``, ``tables.deliveries.queue.new``, ``tables.deliveries.queue.insert``),
-   and moves the fan-out's place in the feed past it.
+   (``fanout.fan_out``, ``tables.deliveries.queue.new``, a ``tables.records.NewDelivery`` each,
+   ``tables.deliveries.queue.insert``), and moves the fan-out's place in the feed past it.
 3. Claimed. The same round leases the due deliveries each receiver's window wants
    (``windows.Windows.wants``, ``tables.deliveries.queue.claim``), then writes the new ones it
-   still wants already leased, in the fan-out; they wait in its queue (``windows.Windows.hold``).
+   still wants already leased, in the fan-out, both by one claim
+   (``tables.records.Delivery.claimed``); they wait in its queue (``windows.Windows.hold``).
 4. Sent. One attempt, signed with the receiver's keys (``loop.Worker._attempt``,
    ``sender.Sender.send``, ``targets.Targets``, which each round reads anew).
 5. Recorded. The attempt's Outcome (``retries.Retries.outcome``) is written in the next round
@@ -29,13 +30,13 @@ A delivery's life, and the one function that does each step:
 
 A round's transaction does, in order: lock the endpoints whose deliveries it writes (ascending,
 before any delivery row, as the API does), write the windows for /metrics (every half second),
-read the endpoints, record (and disable), give back, claim, fan out (by each endpoint's timeline,
-read after the events), count the endpoints disabled: the write lock once per round, whatever
-the number of deliveries. Once a second, apart, ``ledger.Ledger.tidy`` deletes old delivered
-rows and settles the strays of endpoints disabled or deleted while a round read them; among the
-receivers it lists, the worker takes up the operator's URLs no longer configured
-(``loop.Worker._keep_other_receivers``). Once a minute it forgets the timelines' entries that no
-waiting event can need.
+reload the targets (the endpoints), record, judge (disable), give back, claim, fan out (by each
+endpoint's timeline, read after the events), claim for the throttled endpoints, count the endpoints
+disabled: the write lock once per round, whatever the number of deliveries. Once a second, apart,
+``ledger.Ledger.tidy`` deletes old delivered rows and settles the strays of endpoints disabled or
+deleted while a round read them; among the receivers it lists, the worker takes up the operator's
+URLs no longer configured (``loop.Worker._keep_other_receivers``). Once a minute it forgets the
+timelines' entries that no waiting event can need.
 """
 
 from .loop import Worker

@@ -5,7 +5,7 @@ those its windows want already claimed by it."""
 from ... import events
 from ..tables.deliveries import queue
 from ..tables.endpoints import timelines
-from ..tables.records import Delivery
+from ..tables.records import NewDelivery
 
 # The last_error of a delivery to an endpoint disabled between its event and its fan-out.
 DISABLED = "endpoint disabled before the event was fanned out"
@@ -21,42 +21,30 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
     gets those it was subscribed to and enabled for when they were written (its timeline, read
     after the events, so that no change committed before one of them is missed), failed when it
     is disabled now. A delivery keeps its event's creation time, so that its age counts from
-    the change. Up to wants[receiver] of a receiver's are written claimed, leased until until()
-    (a clock.Later, read at the first claim), their first attempt counted: a claim that costs
-    no statement of its own. The caller holds the rows of the endpoints in wants, so that none
-    is disabled before the claims commit.
+    the change. Up to wants[receiver] of a receiver's are written claimed (Delivery.claimed:
+    leased until until(), a clock.Later read at the first claim, their first attempt counted):
+    a claim that costs no statement of its own. The caller holds the rows of the endpoints in
+    wants, so that none is disabled before the claims commit.
     """
     after = events.cursors.claim_fanout(db, cursor)
     rows, _ = events.store.page(db, cursor, after, (), limit) if after is not None else ([], None)
     if not rows:
         return []
     by_endpoint = timelines.of_endpoints(db, cursor).items()
-    deliveries, claimed, left = [], [], dict(wants)
+    written, claimed, left = [], [], dict(wants)
     for event in rows:
         event_type, body, created_at = event.type, event.body, event.created_at
         receivers = [(url, True) for url in urls] if event_type in operator_types else []
         receivers += _endpoints(by_endpoint, event_type, _moment(event))
         event_id = events.ids.public_id(event)
         for receiver, enabled in receivers:
-            error = None if enabled else DISABLED
-            delivery = queue.new(receiver, event_type, body, created_at, event_id, error)
+            delivery = queue.new(receiver, event_type, body, event_id)
             if enabled and left.get(receiver, 0) > 0:
                 left[receiver] -= 1
-                lease = until()
-                delivery.update(attempts=1, claimed_until=lease)
-                claimed.append(
-                    Delivery(
-                        id=delivery["id"],
-                        receiver=receiver,
-                        event_type=event_type,
-                        body=body,
-                        attempts=1,
-                        claim=lease,
-                        event_id=event_id,
-                    )
-                )
-            deliveries.append(delivery)
-    queue.insert(db, cursor, deliveries)
+                delivery = delivery.claimed(until)
+                claimed.append(delivery)
+            written.append(NewDelivery(delivery, created_at, None if enabled else DISABLED))
+    queue.insert(db, cursor, written)
     events.cursors.move(db, cursor, events.cursors.FANOUT, rows[-1])
     return claimed
 

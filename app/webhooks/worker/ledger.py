@@ -72,27 +72,19 @@ class Ledger:
         with self.db.transaction() as cursor:
             held = self._lock(cursor, outcomes, unsent, wants)
             self._write_windows(cursor, sizes)
-            disabled = self._record(cursor, outcomes, kept)
+            self._reload_targets(cursor, kept)
+            queue.record(self.db, cursor, outcomes)
+            disabled = self._judge(cursor, outcomes)
             queue.release(self.db, cursor, unsent)
             # The lease's end by the database's clock: the claim's mark, which its outcome
             # must find, read once for every claim of the round, when the first is made.
             until = database.Later(self.db, cursor, self.lease)
-            # Claims only for what is still sent to, as read with the endpoints locked; a
-            # throttled endpoint's by its schedule, only while its row is held for update.
-            sent_to, rates = self.targets.by_receiver, self.targets.throttled
-            wanted = {key: n for key, n in wants.items() if key in sent_to and key not in rates}
-            paced = {key: n for key, n in wants.items() if key in rates and key in held}
+            wanted, paced = self._split_wants(wants, held)
             # The most overdue first; what the windows still want comes claimed from the fan-out.
             claimed = queue.claim(self.db, cursor, wanted, until, self.retries)
-            taken = collections.Counter(delivery.receiver for delivery in claimed)
-            left = {key: count - taken[key] for key, count in wanted.items()}
-            claimed += fanout.fan_out(
-                self.db, cursor, self.urls, self.operator_types, FANOUT_BATCH, left, until
-            )
+            claimed += self._fan_out(cursor, wanted, claimed, until)
             # Last: the due times are nearest to the commit that lets them be sent.
-            claimed += throttling.claim(
-                self.db, cursor, paced, rates, until, self.retries, self.steps
-            )
+            claimed += self._claim_throttled(cursor, paced, until)
             disabling.count(self.db, cursor, disabled)
             return Round(claimed, self.targets)
 
@@ -101,7 +93,9 @@ class Ledger:
         windows off /metrics (at a stop)."""
         with self.db.transaction() as cursor:
             self._lock(cursor, outcomes, unsent, {})
-            disabled = self._record(cursor, outcomes, kept)
+            self._reload_targets(cursor, kept)
+            queue.record(self.db, cursor, outcomes)
+            disabled = self._judge(cursor, outcomes)
             queue.release(self.db, cursor, unsent)
             window_sizes.forget(self.db, cursor, self.worker)
             disabling.count(self.db, cursor, disabled)
@@ -161,12 +155,35 @@ class Ledger:
         reads = {each for each in reads if is_endpoint(each)}
         return rounds.lock(self.db, cursor, writes, reads)
 
-    def _record(self, cursor, outcomes, kept):
-        # Outcomes, and the endpoints they disable, in one transaction: see disabling.judge.
+    def _reload_targets(self, cursor, kept):
+        # The receivers as the endpoints locked now are: what this round judges and claims by.
         self.targets = self.reader.read(self.db, cursor, kept)
-        queue.record(self.db, cursor, outcomes)
+
+    def _judge(self, cursor, outcomes):
+        # The endpoints the recorded outcomes disable, in their transaction (disabling.judge).
         known = self.targets.endpoints
         disabled = disabling.judge(self.db, cursor, outcomes, self.disable_after, known)
         for endpoint_id, reason, _ in disabled:
             self.logger.warning("webhook endpoint %s disabled: %s", endpoint_id, reason)
         return disabled
+
+    def _split_wants(self, wants, held):
+        # Claims only for what is still sent to, as read with the endpoints locked; a
+        # throttled endpoint's by its schedule, only while its row is held for update.
+        sent_to, rates = self.targets.by_receiver, self.targets.throttled
+        wanted = {key: n for key, n in wants.items() if key in sent_to and key not in rates}
+        paced = {key: n for key, n in wants.items() if key in rates and key in held}
+        return wanted, paced
+
+    def _fan_out(self, cursor, wanted, claimed, until):
+        # Written claimed: what the windows want beyond the due deliveries claimed.
+        taken = collections.Counter(delivery.receiver for delivery in claimed)
+        left = {key: count - taken[key] for key, count in wanted.items()}
+        return fanout.fan_out(
+            self.db, cursor, self.urls, self.operator_types, FANOUT_BATCH, left, until
+        )
+
+    def _claim_throttled(self, cursor, paced, until):
+        # Each throttled endpoint's deliveries, made due on its schedule.
+        rates = self.targets.throttled
+        return throttling.claim(self.db, cursor, paced, rates, until, self.retries, self.steps)

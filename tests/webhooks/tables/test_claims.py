@@ -14,7 +14,7 @@ from app import database
 from app.database import utcnow
 from app.events import store as feed
 from app.webhooks.tables.deliveries import queue
-from app.webhooks.tables.records import Delivery, Outcome
+from app.webhooks.tables.records import Delivery, NewDelivery, Outcome
 from app.webhooks.worker.ledger import Ledger
 from harness.processes import wait_for
 from support.endpoints import delivery_rows, register, send
@@ -174,14 +174,12 @@ def test_recording_and_giving_back_take_the_same_rows_in_one_order(slow_delivery
     # Outcomes recorded in one order and the same deliveries given back in the other, at once:
     # both write the rows by id, so one waits for the other, and neither meets a deadlock.
     db = database.of(slow_delivery_writes)
-    claim = utcnow() + datetime.timedelta(minutes=1)
-    rows = [queue.new("https://r.example/", "plant.created", "{}", utcnow(), None)]
-    rows.append(queue.new("https://r.example/", "plant.created", "{}", rows[0]["created_at"], None))
-    for row in rows:
-        row.update(attempts=1, claimed_until=claim)
+    claim, created = utcnow() + datetime.timedelta(minutes=1), utcnow()
+    made = [queue.new("https://r.example/", "plant.created", "{}", None) for _ in range(2)]
+    written = [NewDelivery(each.claimed(lambda: claim), created) for each in made]
     with db.transaction() as cursor:
-        queue.insert(db, cursor, rows)
-    first, second = sorted(row["id"] for row in rows)
+        queue.insert(db, cursor, written)
+    first, second = sorted(each.id for each in made)
     outcomes = [
         Outcome(each, "https://r.example/", None, None, 204, claim) for each in (second, first)
     ]

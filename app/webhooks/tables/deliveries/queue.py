@@ -24,27 +24,34 @@ INSERT = Statement(sqlalchemy.insert(deliveries))
 UNTRIED = dict.fromkeys(c.keys())
 
 
-def new(receiver, event_type, body, created_at, event_id, error=None):
-    """A delivery's row as the fan-out makes it, every column of the table: pending and not
-    claimed, or failed with error (its endpoint disabled); created_at as the event's."""
+def new(receiver, event_type, body, event_id):
+    """A delivery the fan-out makes, with an id of its own and no attempt yet: a Delivery."""
+    return Delivery(uuid.uuid4().hex, receiver, event_type, body, 0, event_id=event_id)
+
+
+def insert(db, cursor, written):
+    """Write the fan-out's NewDeliveries in the cursor's transaction, one statement for all:
+    each pending (claimed, if its Delivery is), or failed with its error."""
+    if written:
+        INSERT.executemany(cursor, [_row(each) for each in written])
+
+
+def _row(written):
+    # Every column of the table: a NewDelivery's row.
+    delivery, created_at, error = written
     return UNTRIED | {
-        "id": uuid.uuid4().hex,
-        "receiver": receiver,
-        "event_type": event_type,
-        "body": body,
+        "id": delivery.id,
+        "receiver": delivery.receiver,
+        "event_type": delivery.event_type,
+        "body": delivery.body,
         "status": FAILED if error else PENDING,
-        "attempts": 0,
+        "attempts": delivery.attempts,
         "created_at": created_at,
         "next_attempt_at": created_at,
+        "claimed_until": delivery.claim,
         "last_error": error,
-        "event_id": event_id,
+        "event_id": delivery.event_id,
     }
-
-
-def insert(db, cursor, rows):
-    """Write new deliveries (rows that new() made) in the cursor's transaction."""
-    if rows:
-        INSERT.executemany(cursor, rows)
 
 
 def _due(*when):
@@ -154,8 +161,8 @@ RECEIVERS = _receivers()
 def claim(db, cursor, wants, until, retries):
     """Claim, in the cursor's transaction, up to wants[receiver] due deliveries of each one.
 
-    Each claimed delivery is leased until until() (a clock.Later, read at the first claim)
-    and counts one more attempt; it is returned as a Delivery. A delivery whose last attempt
+    Each is claimed (Delivery.claimed): leased until until() (a clock.Later, read at the
+    first claim), one more attempt counted. A delivery whose last attempt
     outlived its lease (its worker died) is failed instead when retries allow it no other
     attempt.
     """
@@ -165,22 +172,14 @@ def claim(db, cursor, wants, until, retries):
         DUE.execute(cursor, {**bound, "receiver": receiver, "limit": limit})
         for due in DUE.rows(cursor):
             if retries.another_allowed(due.attempts):
-                attempts, claim = due.attempts + 1, until()
-                claimed.append(
-                    Delivery(
-                        id=due.id,
-                        receiver=receiver,
-                        event_type=due.event_type,
-                        body=due.body,
-                        attempts=attempts,
-                        claim=claim,
-                        event_id=due.event_id,
-                    )
+                delivery = Delivery(
+                    due.id, receiver, due.event_type, due.body, due.attempts, event_id=due.event_id
                 )
+                claimed.append(delivery.claimed(until))
             else:
                 lost.append({"id": due.id})
     if claimed:
-        CLAIM.executemany(cursor, [{"until": until(), "id": each.id} for each in claimed])
+        CLAIM.executemany(cursor, [{"until": each.claim, "id": each.id} for each in claimed])
     if lost:
         GIVE_UP.executemany(cursor, lost)
     return claimed
