@@ -8,17 +8,24 @@ from typing import NamedTuple
 from ..receivers import receiver_name
 from ..security.keys import UNSEALED, Keyring, UnreadableSecret, signing_key
 from ..tables.endpoints import rounds
+from ..tables.records import Endpoint
 
 
 class Target(NamedTuple):
-    """A receiver as the sender sees it: keys sign, the first one first; guarded: an endpoint
-    registered through the API, which may reach only public addresses (the sender judges every
-    connection)."""
+    """A receiver as the sender sees it: keys sign, the first one first; endpoint, an endpoint
+    registered through the API as the round read it, whose settings the sender applies (None
+    for an operator's receiver)."""
 
     url: str
     name: str
     keys: tuple
-    guarded: bool
+    endpoint: Endpoint | None = None
+
+    @property
+    def guarded(self):
+        """Whether the guard applies: an endpoint may reach only public addresses (the sender
+        judges every connection); an operator's receiver anything."""
+        return self.endpoint is not None
 
 
 class Targets(NamedTuple):
@@ -58,7 +65,7 @@ class Reader:
         longer configured whose pending deliveries were promised (the loop keeps only those
         it can sign for)."""
         targets = {
-            url: Target(url=url, name=receiver_name(url), keys=(self.secret,), guarded=False)
+            url: Target(url=url, name=receiver_name(url), keys=(self.secret,))
             for url in (*self.urls, *kept)
         }
         return Targets(targets, {}, {})
@@ -85,7 +92,7 @@ class Reader:
                 sealed.append(each.older_secret)
             keys = self._open(each.id, sealed, opened)
             if keys:
-                targets[each.id] = Target(url=each.url, name=each.id, keys=keys, guarded=True)
+                targets[each.id] = Target(each.url, each.id, keys, endpoint=each)
                 if each.throttle_rate is not None:
                     throttled[each.id] = each.throttle_rate
         return Targets(targets, read, throttled)

@@ -178,7 +178,7 @@ def test_a_connection_idle_past_its_time_is_closed(scripted, monkeypatch):
 
     async def send_then_idle():
         kept = Sender(TIMEOUT, [])
-        answer = await kept.send(Target(receiver.url, "r", (b"k",), False), "d", "e", b"{}")
+        answer = await kept.send(Target(receiver.url, "r", (b"k",)), "d", "e", b"{}")
         started = time.monotonic()
         while kept.pools and time.monotonic() - started < 5:
             await asyncio.sleep(0.05)
