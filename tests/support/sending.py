@@ -91,7 +91,8 @@ def until(url, done, within, nameservers=()):
 
 async def _timed(sender, url, guarded, number, body):
     # A guarded one is an endpoint's, as a round reads it: the guard judges its connections.
-    endpoint = Endpoint("endpoint", url, True, None, "", None, None, None, None, None)
+    settings = {"id": "endpoint", "url": url, "enabled": True, "secret": ""}
+    endpoint = Endpoint(**{**dict.fromkeys(Endpoint._fields), **settings})
     target = Target(url, "receiver", (b"k",), endpoint if guarded else None)
     started = time.monotonic()
     answer = await sender.send(target, f"delivery-{number}", "plant.created", body)

@@ -1,5 +1,5 @@
-"""The deliveries table: the shapes a delivery travels in, and the fixed values its statements
-write into their SQL."""
+"""The deliveries table (the outbox), and the statuses a delivery goes through; the shapes it
+travels in are in records.py."""
 
 import enum
 
