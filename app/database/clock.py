@@ -62,9 +62,19 @@ class HostTime(TypeDecorator):
         super().__init__()
         self.fill = fill
 
-    def process_bind_param(self, value, dialect):
-        """The time value seconds from now, or None."""
-        return None if value is None else utcnow() + datetime.timedelta(seconds=value)
+    def bind_processor(self, dialect):
+        """Seconds bound as the time that many seconds from now, as SQLite keeps a time (the
+        text UTCDateTime writes), made in one step: every create binds one."""
+
+        def process(seconds):
+            if seconds is None:
+                return None
+            now = utcnow()
+            if seconds:
+                now += datetime.timedelta(seconds=seconds)
+            return now.isoformat(" ", "microseconds")[:26]
+
+        return process
 
 
 # The database's time some seconds from now, for what Python must hold (a claim's lease end).
