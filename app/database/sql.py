@@ -69,9 +69,9 @@ def _binders(compiled):
     return tuple((key, *each) for key, each in found.items() if each[0] is not None)
 
 
-def _dialect_of(cursor):
-    # The driver's cursor says which backend it runs on: SQLite's is sqlite3's own.
-    return "sqlite" if isinstance(cursor, sqlite3.Cursor) else "postgresql"
+# The backend a driver's cursor runs on, by its type (SQLite's is sqlite3's own; any other is
+# psycopg's): a lookup, not a call, in every statement's run and read.
+BACKEND_OF = collections.defaultdict(lambda: "postgresql", {sqlite3.Cursor: "sqlite"})
 
 
 def _columns(statement):
@@ -123,8 +123,10 @@ class Statement:
     def execute(self, cursor, values=None):
         """Run the statement on the cursor with values (a dict), as its parameters' types
         convert them."""
-        dialect = _dialect_of(cursor)
-        values = _bound(self._binders[dialect], values)
+        dialect = BACKEND_OF[type(cursor)]
+        binders = self._binders[dialect]
+        if binders:
+            values = _bound(binders, values)
         # None is psycopg's "no parameters", and no parameters sqlite3's.
         if values is None:
             cursor.execute(self.sql[dialect])
@@ -133,28 +135,32 @@ class Statement:
 
     def executemany(self, cursor, rows):
         """Run the statement on the cursor once for each of rows (dicts), converted."""
-        dialect = _dialect_of(cursor)
+        dialect = BACKEND_OF[type(cursor)]
         binders = self._binders[dialect]
         cursor.executemany(self.sql[dialect], [_bound(binders, each) for each in rows])
 
     def rows(self, cursor):
         """Every row the cursor's last execution of this statement returned, as records."""
         found = cursor.fetchall()
-        readers = self._readers[_dialect_of(cursor)] if found else None
+        readers = self._readers[BACKEND_OF[type(cursor)]] if found else None
         # map: a page of rows is made in C, but for the readers' and the record's own calls.
         return list(map(self.make, _read(readers, found) if readers else found))
 
     def values(self, cursor):
         """The one column of every row the cursor's last execution of this statement returned."""
         found = cursor.fetchall()
-        readers = self._readers[_dialect_of(cursor)]
+        readers = self._readers[BACKEND_OF[type(cursor)]]
         column = [each for (each,) in found]
         return list(map(readers[0][1], column)) if readers and found else column
 
     def value(self, cursor):
-        """The one column of the first row the cursor's last execution returned, or None."""
-        found = self.values(cursor)
-        return found[0] if found else None
+        """The one column of the first row the cursor's last execution returned, or None; the
+        rows after it are read too, as row() reads them."""
+        found = cursor.fetchall()
+        if not found:
+            return None
+        readers = self._readers[BACKEND_OF[type(cursor)]]
+        return readers[0][1](found[0][0]) if readers else found[0][0]
 
     def row(self, cursor):
         """The first row the cursor's last execution returned as a record, or None; the rows
@@ -162,7 +168,7 @@ class Statement:
         found = cursor.fetchall()
         if not found:
             return None
-        readers = self._readers[_dialect_of(cursor)]
+        readers = self._readers[BACKEND_OF[type(cursor)]]
         return self.make(next(_read(readers, found[:1])) if readers else found[0])
 
 
