@@ -15,7 +15,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement
 from sqlalchemy.sql.visitors import InternalTraversal
 
-from .column_types import UTCDateTime
+from .column_types import UTCDateTime, sqlite_text
 from .sql import Statement, utcnow
 
 
@@ -72,7 +72,7 @@ class HostTime(TypeDecorator):
             now = utcnow()
             if seconds:
                 now += datetime.timedelta(seconds=seconds)
-            return now.isoformat(" ", "microseconds")[:26]
+            return sqlite_text(now)
 
         return process
 

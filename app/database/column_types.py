@@ -26,6 +26,12 @@ class UTCDateTime(TypeDecorator):
             return value.replace(tzinfo=datetime.UTC)
         return value.astimezone(datetime.UTC)
 
+    def bind_processor(self, dialect):
+        """On SQLite, the text to store made in one step: a delivery's row binds five."""
+        if dialect.name == "sqlite":
+            return sqlite_text
+        return super().bind_processor(dialect)
+
     def result_processor(self, dialect, coltype):
         """On SQLite, the stored text parsed in one step: every row of a feed's page has one."""
         if dialect.name == "sqlite":
@@ -46,9 +52,22 @@ class EnumText(TypeDecorator):
         if stored is not None:
             self.impl = stored
 
-    def process_bind_param(self, value, dialect):
-        """The member's value: a value no member has fails here, not in a reader."""
-        return None if value is None else self.enum(value).value
+    def bind_processor(self, dialect):
+        """The member's value, found by a lookup (a status is bound for every delivery): a value
+        no member has fails here, not in a reader."""
+        values = {member: member.value for member in self.enum}
+        impl = self.impl_instance.bind_processor(dialect)
+
+        def process(value):
+            if value is None:
+                return None
+            try:
+                found = values[value]
+            except KeyError:
+                raise ValueError(f"{value!r} is not a valid {self.enum.__name__}") from None
+            return impl(found) if impl else found
+
+        return process
 
     def process_result_value(self, value, dialect):
         """The member."""
@@ -69,6 +88,14 @@ class JSONText(TypeDecorator):
     def process_result_value(self, value, dialect):
         """The value the JSON text holds."""
         return json.loads(value)
+
+
+def sqlite_text(value):
+    """A point in time as SQLite keeps it: the wall-clock digits in UTC, microseconds always,
+    the text SQLAlchemy's DATETIME writes (so that times compare as text)."""
+    if value is None:
+        return None
+    return value.astimezone(datetime.UTC).isoformat(" ", "microseconds")[:26]
 
 
 def _sqlite_time(text):

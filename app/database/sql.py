@@ -55,18 +55,20 @@ def _readers(compiled):
 
 
 def _binders(compiled):
-    """(key, bind processor, what it binds when the caller gives no value) of each parameter of
-    a compiled statement whose type converts the Python value for the driver (a time), each
-    once however often the SQL names it; the others go as they are."""
+    """The parameters of a compiled statement whose types convert them, each once however often
+    the SQL names it: ((key, bind processor) of those a caller gives, as a time or a status),
+    and ((key, bind processor, value) of those bound without the caller, a clock.Now on
+    SQLite); the others go as they are."""
     dialect = compiled.dialect
-    found = {
-        key: (
-            parameter.type.dialect_impl(dialect).bind_processor(dialect),
-            getattr(parameter.type, "fill", None),
-        )
-        for parameter, key in compiled.bind_names.items()
-    }
-    return tuple((key, *each) for key, each in found.items() if each[0] is not None)
+    given, filled = {}, {}
+    for parameter, key in compiled.bind_names.items():
+        bind = parameter.type.dialect_impl(dialect).bind_processor(dialect)
+        fill = getattr(parameter.type, "fill", None)
+        if fill is not None:
+            filled[key] = (key, bind, fill)
+        elif bind is not None:
+            given[key] = (key, bind)
+    return tuple(given.values()), tuple(filled.values())
 
 
 # The backend a driver's cursor runs on, by its type (SQLite's is sqlite3's own; any other is
@@ -124,9 +126,9 @@ class Statement:
         """Run the statement on the cursor with values (a dict), as its parameters' types
         convert them."""
         dialect = BACKEND_OF[type(cursor)]
-        binders = self._binders[dialect]
-        if binders:
-            values = _bound(binders, values)
+        given, filled = self._binders[dialect]
+        if given or filled:
+            values = _bound(given, _clock(filled), values)
         # None is psycopg's "no parameters", and no parameters sqlite3's.
         if values is None:
             cursor.execute(self.sql[dialect])
@@ -136,8 +138,10 @@ class Statement:
     def executemany(self, cursor, rows):
         """Run the statement on the cursor once for each of rows (dicts), converted."""
         dialect = BACKEND_OF[type(cursor)]
-        binders = self._binders[dialect]
-        cursor.executemany(self.sql[dialect], [_bound(binders, each) for each in rows])
+        given, filled = self._binders[dialect]
+        if given or filled:
+            rows = _bound_rows(given, _clock(filled), rows)
+        cursor.executemany(self.sql[dialect], rows)
 
     def rows(self, cursor):
         """Every row the cursor's last execution of this statement returned, as records."""
@@ -172,16 +176,35 @@ class Statement:
         return self.make(next(_read(readers, found[:1])) if readers else found[0])
 
 
-def _bound(binders, values):
-    if not binders:
-        return values
-    values = dict(values) if values else {}
-    for key, bind, fill in binders:
+def _clock(filled):
+    # The values of the parameters bound without the caller: the host's time on SQLite.
+    return {key: bind(fill) for key, bind, fill in filled}
+
+
+def _bound(given, clock, values):
+    values = {**values, **clock} if values else dict(clock)
+    for key, bind in given:
         if key in values:
             values[key] = bind(values[key])
-        elif fill is not None:
-            values[key] = bind(fill)  # a clock.Now on SQLite: the host's time
     return values
+
+
+def _bound_rows(given, clock, rows):
+    # The clock is read once for every row of one statement. Rows bind the same value again and
+    # again (a round's lease, an event's time for each receiver): converted once, by identity.
+    last = {}
+    bound = []
+    for row in rows:
+        values = {**row, **clock}
+        for key, bind in given:
+            if key in values:
+                value = values[key]
+                seen = last.get(key)
+                if seen is None or seen[0] is not value:
+                    seen = last[key] = (value, bind(value))
+                values[key] = seen[1]
+        bound.append(values)
+    return bound
 
 
 def _read(readers, found):
