@@ -42,7 +42,17 @@ class Delivery(NamedTuple):
     def claimed(self, until):
         """This delivery, due or just fanned out, claimed: one more attempt counted, and leased
         until until() (a database.Later: one lease for a round's claims, read at its first)."""
-        return self._replace(attempts=self.attempts + 1, claim=until())
+        # Made whole, not by _replace: the fan-out claims a delivery per event and receiver.
+        return Delivery(
+            self.id,
+            self.receiver,
+            self.event_type,
+            self.body,
+            self.attempts + 1,
+            until(),
+            self.event_id,
+            self.due,
+        )
 
 
 class NewDelivery(NamedTuple):

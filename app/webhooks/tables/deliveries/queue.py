@@ -19,9 +19,21 @@ STEP_MOST = 60
 # Only on the claim the attempt was made under.
 CLAIMED = (c.id == ID, c.status == inline(PENDING), c.claimed_until == bindparam("claim"))
 
-INSERT = Statement(sqlalchemy.insert(deliveries))
-# A new delivery has had no attempt: the columns of one are NULL.
-UNTRIED = dict.fromkeys(c.keys())
+# What a new delivery sets; the columns of an attempt stay NULL until it has had one.
+NEW = (
+    "id",
+    "receiver",
+    "event_type",
+    "body",
+    "status",
+    "attempts",
+    "created_at",
+    "next_attempt_at",
+    "claimed_until",
+    "last_error",
+    "event_id",
+)
+INSERT = Statement(sqlalchemy.insert(deliveries).values({name: bindparam(name) for name in NEW}))
 
 
 def new(receiver, event_type, body, event_id):
@@ -37,9 +49,9 @@ def insert(db, cursor, written):
 
 
 def _row(written):
-    # Every column of the table: a NewDelivery's row.
+    # The columns NEW names: a NewDelivery's row.
     delivery, created_at, error = written
-    return UNTRIED | {
+    return {
         "id": delivery.id,
         "receiver": delivery.receiver,
         "event_type": delivery.event_type,
