@@ -99,27 +99,27 @@ HORIZON = Statement(
 )
 
 
-def where(db, cursor, name):
+def where(cursor, name):
     """The Place of the cursor name (FANOUT or DELETED)."""
-    return moved_to(db, cursor, name) or START
+    return moved_to(cursor, name) or START
 
 
-def moved_to(db, cursor, name):
+def moved_to(cursor, name):
     """The Place of the cursor name, or None while it has never moved."""
     CURSOR.execute(cursor, {"name": name})
     return CURSOR.row(cursor)
 
 
-def move(db, cursor, name, place):
+def move(cursor, name, place):
     """Move the cursor name forward to place (a Place, or an Event), in the cursor's
     transaction; a cursor already past it stays."""
     values = {"name": name, "epoch": place.epoch, "xid": place.xid, "id": place.id}
     MOVE.execute(cursor, values)
 
 
-def dropped_after(db, cursor, after):
+def dropped_after(cursor, after):
     """Whether the retention deleted an event after the place after."""
-    return after < where(db, cursor, DELETED)
+    return after < where(cursor, DELETED)
 
 
 def standing(db, cursor, after):
@@ -127,8 +127,8 @@ def standing(db, cursor, after):
     one the retention deleted; LOST when it is of an epoch before this cluster's own, which a
     copy or a promoted replica may never have seen; NEVER when the feed cannot have given it
     (this cluster's future, or before the feed's start)."""
-    deleted = where(db, cursor, DELETED)
-    if (deleted != START and after <= deleted) or store.kept(db, cursor, after):
+    deleted = where(cursor, DELETED)
+    if (deleted != START and after <= deleted) or store.kept(cursor, after):
         return GIVEN
     return LOST if after.epoch < store.here(db, cursor) else NEVER
 
@@ -141,10 +141,10 @@ def claim_fanout(db, cursor):
         FANNING_OUT.execute(cursor)
         if not FANNING_OUT.value(cursor):
             return None
-    return unread_from(db, cursor)
+    return unread_from(cursor)
 
 
-def unread_from(db, cursor):
+def unread_from(cursor):
     """The place the fan-out reads on from: its own, or the retention's when that is further."""
     UNREAD_FROM.execute(cursor)
     return UNREAD_FROM.row(cursor) or START
@@ -153,24 +153,24 @@ def unread_from(db, cursor):
 def waiting(db):
     """How many events wait to be fanned out, and the creation time of the oldest (or None)."""
     with db.cursor() as cursor:
-        WAITING.execute(cursor, unread_from(db, cursor)._asdict())
+        WAITING.execute(cursor, unread_from(cursor)._asdict())
         row = WAITING.row(cursor)
     return row.count, row.oldest
 
 
-def waiting_since(db, cursor):
+def waiting_since(cursor):
     """The creation time of the oldest event waiting to be fanned out (SQLite), or None."""
-    WAITING.execute(cursor, unread_from(db, cursor)._asdict())
+    WAITING.execute(cursor, unread_from(cursor)._asdict())
     return WAITING.row(cursor).oldest
 
 
-def seen(db, cursor):
+def seen(cursor):
     """PostgreSQL: an (epoch, xid) whose transactions before it, in its epoch and every earlier
     one, had all ended when each committed event that the fan-out has still to read was
     written, and when each event still to come will be; None while one of them was written
     before events kept their snapshot. Events not yet committed show no snapshot: see
     timelines.PRUNE."""
-    UNREAD.execute(cursor, unread_from(db, cursor)._asdict())
+    UNREAD.execute(cursor, unread_from(cursor)._asdict())
     unread = UNREAD.row(cursor)
     if unread is not None and unread.unknown:
         return None

@@ -22,17 +22,17 @@ NEWEST_ID = Statement(select(func.max(e.id).label("id")))
 DELETE_UP_TO = Statement(
     delete(store.events).where(e.id <= bindparam("id"), e.id < bindparam("newest"))
 )
-# Where the app keeps whether the fan-out has a receiver: a function of (db, cursor).
+# Where the app keeps whether the fan-out has a receiver: a function of a cursor.
 RECEIVERS = "plantstore.fanout_receivers"
 
 
 def fanout_receivers(app, has_receiver):
-    """Keep every event from the fan-out's start while has_receiver(db, cursor) says it has
+    """Keep every event from the fan-out's start while has_receiver(cursor) says it has
     somewhere to send one, before it has read any (see the module's docstring)."""
     app.extensions[RECEIVERS] = has_receiver
 
 
-def _no_receiver(db, cursor):
+def _no_receiver(cursor):
     return False
 
 
@@ -57,8 +57,8 @@ class Retention:
         """The last place the retention may delete up to: the fan-out's once it has read an
         event, the feed's start before that while it has a receiver; None when no event waits
         for it."""
-        fanned = cursors.moved_to(self.db, cursor, cursors.FANOUT)
-        if fanned is None and self.has_receiver(self.db, cursor):
+        fanned = cursors.moved_to(cursor, cursors.FANOUT)
+        if fanned is None and self.has_receiver(cursor):
             return START
         return fanned
 
@@ -77,8 +77,8 @@ def delete_old(db, cursor, before, bound, batch):
     written before before and not after bound (a Place; None: any), stopping at the first one
     that was not; how many this pass took out of the feed (another pass that read the same
     ones may have deleted some first)."""
-    since = cursors.where(db, cursor, cursors.DELETED)
-    rows, _ = store.page(db, cursor, since, (), batch)
+    since = cursors.where(cursor, cursors.DELETED)
+    rows, _ = store.page(cursor, since, (), batch)
     old = []
     for event in rows:
         if bound is not None and (event.epoch, event.xid, event.id) > bound:
@@ -89,7 +89,7 @@ def delete_old(db, cursor, before, bound, batch):
     if not old:
         return 0
     deleted = _delete(db, cursor, old)
-    cursors.move(db, cursor, cursors.DELETED, old[-1])
+    cursors.move(cursor, cursors.DELETED, old[-1])
     return deleted
 
 

@@ -73,7 +73,7 @@ def list_events(query):
     db = get_db()
     with db.cursor() as cursor:
         if given is None:
-            after = cursors.where(db, cursor, cursors.DELETED)  # the oldest kept on
+            after = cursors.where(cursor, cursors.DELETED)  # the oldest kept on
         else:
             after = ids.parse(given)
             standing = cursors.standing(db, cursor, after)
@@ -81,9 +81,9 @@ def list_events(query):
                 raise ValidationError({"after": [NOT_GIVEN]})
             if standing == cursors.LOST:
                 raise Gone(LOST)
-        page, passed = store.page(db, cursor, after, types, limit)
+        page, passed = store.page(cursor, after, types, limit)
         # Checked after the page is read: a deletion that the page already missed is seen too.
-        dropped = given is not None and cursors.dropped_after(db, cursor, after)
+        dropped = given is not None and cursors.dropped_after(cursor, after)
     if dropped:
         raise Gone(DROPPED)
     # A filtered page goes on past the events of other types it went past, even when empty.

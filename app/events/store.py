@@ -146,7 +146,7 @@ def _page(types):
     return statement
 
 
-def publish(db, cursor, event_type, body):
+def publish(cursor, event_type, body):
     """Write one event of event_type (an EventType) with body (a dict) in the cursor's
     transaction: the change it announces and the event are both kept, or neither."""
     # Compact, and UTF-8 as it is: the bytes json.dumps(separators=(",", ":"),
@@ -155,7 +155,7 @@ def publish(db, cursor, event_type, body):
     INSERT.execute(cursor, values)  # every change runs it: no call between
 
 
-def page(db, cursor, after, types, limit):
+def page(cursor, after, types, limit):
     """Up to limit Events after the place after, in the feed's order, of the types given (every
     type when there is none): only events that no reader can see before another that comes
     before them, in the cursor's transaction; and the Place of the last event the page went
@@ -177,7 +177,7 @@ def _place(event):
     return Place(event.epoch, event.xid, event.id)
 
 
-def kept(db, cursor, place):
+def kept(cursor, place):
     """Whether the event at place (a Place) is in the table."""
     KEPT.execute(cursor, place._asdict())
     return KEPT.value(cursor) is not None

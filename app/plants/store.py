@@ -102,7 +102,7 @@ def create(db, plant):
         with db.transaction() as cursor:
             INSERT.execute(cursor, values)
             if INSERT.value(cursor) is not None:
-                feed.publish(db, cursor, CREATED, plant)
+                feed.publish(cursor, CREATED, plant)
                 return CreateResult.CREATED, values
             # The conflicting row is committed: PostgreSQL waited for it, SQLite holds the lock.
             SELECT_ONE.execute(cursor, values)
@@ -159,7 +159,7 @@ def _changed(db, statement, values, event_type, body):
         statement.execute(cursor, values)
         row = statement.row(cursor)
         if row is not None:
-            feed.publish(db, cursor, event_type, body(row))
+            feed.publish(cursor, event_type, body(row))
     return row
 
 

@@ -30,6 +30,6 @@ def init_app(app):
     events.retention.fanout_receivers(app, functools.partial(_has_receiver, values.urls))
 
 
-def _has_receiver(urls, db, cursor):
+def _has_receiver(urls, cursor):
     # The operator's URLs, as this process has them, or an endpoint registered.
-    return bool(urls) or timelines.any_endpoint(db, cursor)
+    return bool(urls) or timelines.any_endpoint(cursor)

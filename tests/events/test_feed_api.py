@@ -183,8 +183,8 @@ def delete_first(app, count):
     """Let the retention delete the first count events, all marked fanned out first."""
     db = database.of(app)
     with db.transaction() as cursor:
-        every, _ = store.page(db, cursor, START, (), 1000)
-        cursors.move(db, cursor, cursors.FANOUT, every[-1])
+        every, _ = store.page(cursor, START, (), 1000)
+        cursors.move(cursor, cursors.FANOUT, every[-1])
     later = utcnow() + datetime.timedelta(days=1)
     with db.transaction() as cursor:
         assert retention.delete_old(db, cursor, later, every[-1], count) == count

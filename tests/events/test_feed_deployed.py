@@ -116,8 +116,8 @@ def test_two_retention_passes_at_once_never_move_the_start_back(make_app, databa
     db = database.of(app)
     create(app.test_client(), *range(1, 7))
     with db.transaction() as cursor:
-        every, _ = store.page(db, cursor, START, (), 100)
-        cursors.move(db, cursor, cursors.FANOUT, every[-1])
+        every, _ = store.page(cursor, START, (), 100)
+        cursors.move(cursor, cursors.FANOUT, every[-1])
     later = utcnow() + datetime.timedelta(days=1)
     counts = {}
 
@@ -141,7 +141,7 @@ def test_two_retention_passes_at_once_never_move_the_start_back(make_app, databa
     # The first deleted all six; the second found none of its three left.
     assert counts == {"all": 6, "three": 0}
     with db.cursor() as cursor:
-        assert cursors.where(db, cursor, cursors.DELETED) == every[-1][:3]
+        assert cursors.where(cursor, cursors.DELETED) == every[-1][:3]
 
 
 def _waiting(holder):

@@ -59,11 +59,11 @@ def test_a_transaction_that_writes_several_timeline_entries_opens_no_epoch_and_h
         xid(earlier)
         xid(later)
         # The later writer writes its event before the endpoints change, the earlier after.
-        store.publish(db, later, CREATED, {"id": 2, "name": "Ivy"})
+        store.publish(later, CREATED, {"id": 2, "name": "Ivy"})
         with db.transaction() as changing:  # as the worker disables two endpoints at once
             for endpoint_id in both:
-                endpoints.extend_timeline(db, changing, endpoint_id)
-        store.publish(db, earlier, CREATED, {"id": 1, "name": "Fern"})
+                endpoints.extend_timeline(changing, endpoint_id)
+        store.publish(earlier, CREATED, {"id": 1, "name": "Fern"})
         first.commit()
         (seen,) = feed(client)  # the earlier one, shown while the later still runs
         second.commit()

@@ -68,7 +68,7 @@ def fanned_out(app):
     """The fan-out's place, or None while it has never read an event."""
     db = database.of(app)
     with db.cursor() as cursor:
-        return cursors.moved_to(db, cursor, cursors.FANOUT)
+        return cursors.moved_to(cursor, cursors.FANOUT)
 
 
 def test_with_no_worker_ever_run_prune_deletes_every_event_past_the_retention(

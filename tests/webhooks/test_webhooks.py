@@ -149,7 +149,7 @@ def test_a_delivery_whose_worker_was_lost_on_its_last_attempt_fails(hooked, rece
         with db.transaction() as cursor:
             wants = {receiver.url: 1}
             past = database.Later(db, cursor, -1)
-            assert delivery_store.claim(db, cursor, wants, past, retries)
+            assert delivery_store.claim(cursor, wants, past, retries)
     with running(app):
         wait_for(lambda: settled(cli, delivered=0, failed=1), 10, "the delivery to fail")
     status = status_of(cli)

@@ -19,8 +19,8 @@ def resend(db, endpoint_id, delivery_id):
     """Give one delivery of the endpoint, whatever its status, a fresh set of attempts from
     now, under the same id. None, or why not (Refused)."""
     with db.transaction() as cursor:
-        refused = _refused(db, cursor, endpoint_id)
-        if refused is None and not endpoint_log.resend(db, cursor, endpoint_id, delivery_id):
+        refused = _refused(cursor, endpoint_id)
+        if refused is None and not endpoint_log.resend(cursor, endpoint_id, delivery_id):
             refused = Refused.NO_DELIVERY
     return refused
 
@@ -29,15 +29,15 @@ def recover(db, endpoint_id, since):
     """Give every failed delivery of the endpoint created at since or later a fresh set of
     attempts from now. None, or why not (Refused)."""
     with db.transaction() as cursor:
-        refused = _refused(db, cursor, endpoint_id)
+        refused = _refused(cursor, endpoint_id)
         if refused is None:
-            endpoint_log.recover(db, cursor, endpoint_id, since)
+            endpoint_log.recover(cursor, endpoint_id, since)
     return refused
 
 
-def _refused(db, cursor, endpoint_id):
+def _refused(cursor, endpoint_id):
     # Read so that a disable (which fails pending deliveries) and a resend wait for each other.
-    enabled = endpoints.enabled(db, cursor, endpoint_id)
+    enabled = endpoints.enabled(cursor, endpoint_id)
     if enabled is None:
         return Refused.NO_ENDPOINT
     return None if enabled else Refused.DISABLED

@@ -27,7 +27,7 @@ COUNT_DISABLE = Statement(
 DISABLES = Statement(select(d.reason, d.count), "Disables")
 
 
-def count_disable(db, cursor, reason):
+def count_disable(cursor, reason):
     """Count one endpoint disabled by the worker for reason ("gone" or "failing")."""
     COUNT_DISABLE.execute(cursor, {"reason": reason})
 

@@ -61,7 +61,7 @@ LIVE = Statement(
 )
 
 
-def write(db, cursor, worker, sizes, life):
+def write(cursor, worker, sizes, life):
     """Write worker's windows ({receiver: size}) for life seconds, in the cursor's transaction,
     and delete the rows of workers gone by now, by the database's clock."""
     DELETE_EXPIRED.execute(cursor)
@@ -73,7 +73,7 @@ def write(db, cursor, worker, sizes, life):
         WRITE.executemany(cursor, rows)
 
 
-def forget(db, cursor, worker):
+def forget(cursor, worker):
     """Delete worker's windows (it stops), in the cursor's transaction."""
     DELETE_WORKER.execute(cursor, {"worker": worker})
 

@@ -8,7 +8,7 @@ from ..tables.endpoints import rounds
 GONE = 410
 
 
-def judge(db, cursor, outcomes, disable_after, known):
+def judge(cursor, outcomes, disable_after, known):
     """Disable each endpoint that answered 410 Gone to any of its outcomes (Outcomes); follow
     the others' failures by the last of their outcomes, and disable those that must be: in the
     cursor's transaction. [(endpoint id, reason, counted as)] of those disabled, for count().
@@ -28,33 +28,33 @@ def judge(db, cursor, outcomes, disable_after, known):
         if endpoint is None:  # deleted
             continue
         if endpoint_id in gone:
-            if endpoints.disable(db, cursor, endpoint_id, endpoints.DISABLED_GONE):
-                endpoints.extend_timeline(db, cursor, endpoint_id)
+            if endpoints.disable(cursor, endpoint_id, endpoints.DISABLED_GONE):
+                endpoints.extend_timeline(cursor, endpoint_id)
                 disabled.append((endpoint_id, endpoints.DISABLED_GONE, "gone"))
             continue
-        if _fails_for_long(db, cursor, endpoint, outcome, disable_after):
-            endpoints.extend_timeline(db, cursor, endpoint_id)
+        if _fails_for_long(cursor, endpoint, outcome, disable_after):
+            endpoints.extend_timeline(cursor, endpoint_id)
             disabled.append((endpoint_id, endpoints.DISABLED_FAILING, "failing"))
     return disabled
 
 
-def _fails_for_long(db, cursor, endpoint, outcome, disable_after):
+def _fails_for_long(cursor, endpoint, outcome, disable_after):
     # Follow the endpoint's failures by its last outcome; whether that disabled it. How long
     # it has failed is the database's to say: its clock wrote failing_since.
     if outcome.error is None:
         if endpoint.failing_since is not None:
-            rounds.clear_failing(db, cursor, endpoint.id)
+            rounds.clear_failing(cursor, endpoint.id)
         return False
     if endpoint.failing_since is None:
-        rounds.mark_failing(db, cursor, endpoint.id)
+        rounds.mark_failing(cursor, endpoint.id)
         # Newly failing: it has failed for no time at all, which only a limit of 0 disables.
         if disable_after > 0:
             return False
-    return rounds.disable_failing(db, cursor, endpoint.id, disable_after)
+    return rounds.disable_failing(cursor, endpoint.id, disable_after)
 
 
-def count(db, cursor, disabled):
+def count(cursor, disabled):
     """Count the endpoints judge() disabled on /metrics: last in the transaction, so that the
     counter's row is held to the commit alone, never while a delivery row is awaited."""
     for _, _, counted in disabled:
-        disables.count_disable(db, cursor, counted)
+        disables.count_disable(cursor, counted)

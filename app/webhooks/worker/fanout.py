@@ -27,10 +27,10 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
     wants, so that none is disabled before the claims commit.
     """
     after = events.cursors.claim_fanout(db, cursor)
-    rows, _ = events.store.page(db, cursor, after, (), limit) if after is not None else ([], None)
+    rows, _ = events.store.page(cursor, after, (), limit) if after is not None else ([], None)
     if not rows:
         return []
-    by_endpoint = timelines.of_endpoints(db, cursor).items()
+    by_endpoint = timelines.of_endpoints(cursor).items()
     written, claimed, left = [], [], dict(wants)
     for event in rows:
         event_type, body, created_at = event.type, event.body, event.created_at
@@ -44,8 +44,8 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
                 delivery = delivery.claimed(until)
                 claimed.append(delivery)
             written.append(NewDelivery(delivery, created_at, None if enabled else DISABLED))
-    queue.insert(db, cursor, written)
-    events.cursors.move(db, cursor, events.cursors.FANOUT, rows[-1])
+    queue.insert(cursor, written)
+    events.cursors.move(cursor, events.cursors.FANOUT, rows[-1])
     return claimed
 
 

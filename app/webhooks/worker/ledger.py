@@ -73,19 +73,19 @@ class Ledger:
             held = self._lock(cursor, outcomes, unsent, wants)
             self._write_windows(cursor, sizes)
             self._reload_targets(cursor, kept)
-            queue.record(self.db, cursor, outcomes)
+            queue.record(cursor, outcomes)
             disabled = self._judge(cursor, outcomes)
-            queue.release(self.db, cursor, unsent)
+            queue.release(cursor, unsent)
             # The lease's end by the database's clock: the claim's mark, which its outcome
             # must find, read once for every claim of the round, when the first is made.
             until = database.Later(self.db, cursor, self.lease)
             wanted, paced = self._split_wants(wants, held)
             # The most overdue first; what the windows still want comes claimed from the fan-out.
-            claimed = queue.claim(self.db, cursor, wanted, until, self.retries)
+            claimed = queue.claim(cursor, wanted, until, self.retries)
             claimed += self._fan_out(cursor, wanted, claimed, until)
             # Last: the due times are nearest to the commit that lets them be sent.
             claimed += self._claim_throttled(cursor, paced, until)
-            disabling.count(self.db, cursor, disabled)
+            disabling.count(cursor, disabled)
             return Round(claimed, self.targets)
 
     def settle(self, outcomes, unsent, kept=()):
@@ -94,11 +94,11 @@ class Ledger:
         with self.db.transaction() as cursor:
             self._lock(cursor, outcomes, unsent, {})
             self._reload_targets(cursor, kept)
-            queue.record(self.db, cursor, outcomes)
+            queue.record(cursor, outcomes)
             disabled = self._judge(cursor, outcomes)
-            queue.release(self.db, cursor, unsent)
-            window_sizes.forget(self.db, cursor, self.worker)
-            disabling.count(self.db, cursor, disabled)
+            queue.release(cursor, unsent)
+            window_sizes.forget(cursor, self.worker)
+            disabling.count(cursor, disabled)
 
     def tidy(self, retention, batch):
         """Delete up to batch deliveries delivered more than retention ago, and up to batch
@@ -126,7 +126,7 @@ class Ledger:
     def fail_pending(self, receiver, error):
         """Fail every pending delivery to receiver with error, in a transaction; how many."""
         with self.db.transaction() as cursor:
-            return endpoint_log.fail_pending(self.db, cursor, receiver, error)
+            return endpoint_log.fail_pending(cursor, receiver, error)
 
     def _strays(self, receivers):
         # A write transaction only where a stray may be: an endpoint deleted, or one disabled
@@ -141,7 +141,7 @@ class Ledger:
     def _write_windows(self, cursor, sizes):
         if time.monotonic() < self._windows_due:
             return
-        window_sizes.write(self.db, cursor, self.worker, sizes, WINDOWS_LIFE)
+        window_sizes.write(cursor, self.worker, sizes, WINDOWS_LIFE)
         self._windows_due = time.monotonic() + WINDOWS_INTERVAL
 
     def _lock(self, cursor, outcomes, unsent, wants):
@@ -162,7 +162,7 @@ class Ledger:
     def _judge(self, cursor, outcomes):
         # The endpoints the recorded outcomes disable, in their transaction (disabling.judge).
         known = self.targets.endpoints
-        disabled = disabling.judge(self.db, cursor, outcomes, self.disable_after, known)
+        disabled = disabling.judge(cursor, outcomes, self.disable_after, known)
         for endpoint_id, reason, _ in disabled:
             self.logger.warning("webhook endpoint %s disabled: %s", endpoint_id, reason)
         return disabled
@@ -186,4 +186,4 @@ class Ledger:
     def _claim_throttled(self, cursor, paced, until):
         # Each throttled endpoint's deliveries, made due on its schedule.
         rates = self.targets.throttled
-        return throttling.claim(self.db, cursor, paced, rates, until, self.retries, self.steps)
+        return throttling.claim(cursor, paced, rates, until, self.retries, self.steps)

@@ -75,7 +75,7 @@ class Reader:
         round."""
         targets = dict(self.operator(kept).by_receiver)
         throttled = {}
-        read = {each.id: each for each in rounds.for_worker(db, cursor)}
+        read = {each.id: each for each in rounds.for_worker(cursor)}
         # Only what the endpoints hold now is kept: deleted ones and replaced secrets go.
         self._unreadable &= read.keys()
         opened, self._keys = self._keys, {}

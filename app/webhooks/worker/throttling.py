@@ -58,7 +58,7 @@ class Steps:
         return self.shift
 
 
-def claim(db, cursor, wants, rates, until, retries, steps):
+def claim(cursor, wants, rates, until, retries, steps):
     """Claim, in the cursor's transaction, which holds these endpoints' rows for update, up to
     wants[endpoint] due deliveries of each throttled endpoint, rates[endpoint] a second: as many
     as its schedule makes due before HORIZON from now. Each is a Delivery with its due time
@@ -66,7 +66,7 @@ def claim(db, cursor, wants, rates, until, retries, steps):
     claimed = []
     for endpoint_id, count in sorted(wants.items()):
         before = time.monotonic()
-        read = throttles.next_due(db, cursor, endpoint_id)
+        read = throttles.next_due(cursor, endpoint_id)
         after = time.monotonic()
         if read is None:
             continue
@@ -78,15 +78,15 @@ def claim(db, cursor, wants, rates, until, retries, steps):
         shift = steps.owed(endpoint_id, here)
         start, moved = start + shift, moved or shift > 0
         fits = min(count, math.ceil((now + HORIZON - start) / spacing))
-        taken = queue.claim(db, cursor, {endpoint_id: fits}, until, retries) if fits > 0 else []
+        taken = queue.claim(cursor, {endpoint_id: fits}, until, retries) if fits > 0 else []
         dues = [start + index * spacing for index in range(len(taken))]
         if taken:
             queue.schedule(
-                db, cursor, [(each.id, _moment(due)) for each, due in zip(taken, dues, strict=True)]
+                cursor, [(each.id, _moment(due)) for each, due in zip(taken, dues, strict=True)]
             )
         # Past what it took; or only clamped or shifted, which must hold for the next claim.
         if taken or moved:
-            throttles.advance(db, cursor, endpoint_id, _moment(start + len(taken) * spacing))
+            throttles.advance(cursor, endpoint_id, _moment(start + len(taken) * spacing))
         claimed += [
             each._replace(due=here + due - now) for each, due in zip(taken, dues, strict=True)
         ]

@@ -107,11 +107,12 @@ def test_a_disable_during_a_round_fails_what_the_round_claimed_for_the_endpoint(
 
     page = feed.page
 
-    def disabled_meanwhile(db, cursor, after, types, limit):
+    def disabled_meanwhile(cursor, after, types, limit):
         # The round has begun: a disable comes now, before the fan-out writes its claims.
         threading.Thread(target=disable).start()
+        db = database.of(app)
         wait_for(lambda: answers or waits_on(db, "Lock"), 5, "the disable to end or wait")
-        return page(db, cursor, after, types, limit)
+        return page(cursor, after, types, limit)
 
     monkeypatch.setattr(feed, "page", disabled_meanwhile)
     ledger.round([], [], {endpoint: 4}, {})
@@ -132,10 +133,10 @@ def test_a_round_holds_the_endpoint_of_a_delivery_it_gives_back_before_its_row(
     (claimed,) = ledger.round([], [], {endpoint: 1}, {}).claimed
     release, held = queue.release, []
 
-    def probed(db, cursor, deliveries):
+    def probed(cursor, deliveries):
         # As a PATCH would, from another connection: the endpoint's row must be taken already.
-        held.append(row_is_locked(db, endpoint))
-        release(db, cursor, deliveries)
+        held.append(row_is_locked(database.of(app), endpoint))
+        release(cursor, deliveries)
 
     monkeypatch.setattr(queue, "release", probed)
     ledger.round([], [claimed], {}, {})
@@ -178,7 +179,7 @@ def test_recording_and_giving_back_take_the_same_rows_in_one_order(slow_delivery
     made = [queue.new("https://r.example/", "plant.created", "{}", None) for _ in range(2)]
     written = [NewDelivery(each.claimed(lambda: claim), created) for each in made]
     with db.transaction() as cursor:
-        queue.insert(db, cursor, written)
+        queue.insert(cursor, written)
     first, second = sorted(each.id for each in made)
     outcomes = [
         Outcome(each, "https://r.example/", None, None, 204, claim) for each in (second, first)
@@ -192,7 +193,7 @@ def test_recording_and_giving_back_take_the_same_rows_in_one_order(slow_delivery
     def write(step, *args):
         try:
             with db.transaction() as cursor:
-                step(db, cursor, *args)
+                step(cursor, *args)
         except Exception as error:  # a deadlock: the failure this case exists for
             raised.append(error)
 

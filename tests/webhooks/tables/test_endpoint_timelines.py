@@ -31,7 +31,7 @@ AN_HOUR_ON = "UPDATE webhook_endpoint_timelines SET since = since - interval '2 
 
 def dropped(db):
     with db.cursor() as cursor:
-        return cursors.where(db, cursor, cursors.DELETED) != START
+        return cursors.where(cursor, cursors.DELETED) != START
 
 
 def fan_out(app):
@@ -136,7 +136,7 @@ def test_a_replaced_entry_is_kept_while_an_event_written_under_it_waits_then_for
 
     def entries():
         with db.cursor() as cursor:
-            return [sorted(each) for each in timelines.of_endpoints(db, cursor)[endpoint].events]
+            return [sorted(each) for each in timelines.of_endpoints(cursor)[endpoint].events]
 
     if not db.is_sqlite:  # an hour on: an entry is kept that long for events not yet committed
         with db.transaction() as cursor:

@@ -45,17 +45,15 @@ def judge(app, outcomes):
     it disabled."""
     db = database.of(app)
     with db.transaction() as cursor:
-        known = {each.id: each for each in rounds.for_worker(db, cursor)}
-        return disabling.judge(db, cursor, outcomes, DISABLE_AFTER, known)
+        known = {each.id: each for each in rounds.for_worker(cursor)}
+        return disabling.judge(cursor, outcomes, DISABLE_AFTER, known)
 
 
 def state(app):
     """{endpoint id: (enabled, failing since)} as a round reads them."""
     db = database.of(app)
     with db.transaction() as cursor:
-        return {
-            each.id: (each.enabled, each.failing_since) for each in rounds.for_worker(db, cursor)
-        }
+        return {each.id: (each.enabled, each.failing_since) for each in rounds.for_worker(cursor)}
 
 
 def failing_for(app, endpoint_id, seconds):

@@ -83,32 +83,32 @@ def _shown(row):
     }
 
 
-def resend(db, cursor, endpoint_id, delivery_id):
+def resend(cursor, endpoint_id, delivery_id):
     """Give one delivery of the endpoint, whatever its status, a fresh set of attempts from
     now, in the cursor's transaction; whether there was one."""
     RESEND.execute(cursor, {"receiver": endpoint_id, "id": delivery_id})
     return cursor.rowcount == 1
 
 
-def recover(db, cursor, endpoint_id, since):
+def recover(cursor, endpoint_id, since):
     """Give every failed delivery of the endpoint created at since or later a fresh set of
     attempts from now, in the cursor's transaction."""
     RECOVER.execute(cursor, {"receiver": endpoint_id, "since": since})
 
 
-def fail_disabled(db, cursor, endpoint_id, reason):
+def fail_disabled(cursor, endpoint_id, reason):
     """Fail the pending deliveries of an endpoint disabled for reason, in the cursor's
     transaction, so that a recover can send them once it is enabled again."""
-    fail_pending(db, cursor, endpoint_id, f"endpoint disabled: {reason}")
+    fail_pending(cursor, endpoint_id, f"endpoint disabled: {reason}")
 
 
-def fail_pending(db, cursor, receiver, error):
+def fail_pending(cursor, receiver, error):
     """Fail every pending delivery to receiver with error, in the cursor's transaction; how
     many."""
     FAIL_PENDING.execute(cursor, {"id": receiver, "error": error})
     return cursor.rowcount
 
 
-def delete(db, cursor, endpoint_id):
+def delete(cursor, endpoint_id):
     """Delete every delivery to the endpoint, in the cursor's transaction."""
     DELETE.execute(cursor, {"id": endpoint_id})

@@ -41,7 +41,7 @@ def new(receiver, event_type, body, event_id):
     return Delivery(uuid.uuid4().hex, receiver, event_type, body, 0, event_id=event_id)
 
 
-def insert(db, cursor, written):
+def insert(cursor, written):
     """Write the fan-out's NewDeliveries in the cursor's transaction, one statement for all:
     each pending (claimed, if its Delivery is), or failed with its error."""
     if written:
@@ -170,7 +170,7 @@ def _receivers():
 RECEIVERS = _receivers()
 
 
-def claim(db, cursor, wants, until, retries):
+def claim(cursor, wants, until, retries):
     """Claim, in the cursor's transaction, up to wants[receiver] due deliveries of each one.
 
     Each is claimed (Delivery.claimed): leased until until() (a clock.Later, read at the
@@ -197,13 +197,13 @@ def claim(db, cursor, wants, until, retries):
     return claimed
 
 
-def schedule(db, cursor, dues):
+def schedule(cursor, dues):
     """Make each claimed delivery due when its attempt may begin: dues, [(id, datetime)]."""
     rows = [{"id": each, "at": at} for each, at in dues]
     SCHEDULE.executemany(cursor, sorted(rows, key=lambda row: row["id"]))
 
 
-def record(db, cursor, outcomes):
+def record(cursor, outcomes):
     """Record attempts, each an Outcome, by the database's clock: delivered without an error,
     else retried retry_in seconds from now, or failed when that is None."""
     if not outcomes:
@@ -228,7 +228,7 @@ def record(db, cursor, outcomes):
     RECORD.executemany(cursor, sorted(rows, key=lambda row: row["id"]))
 
 
-def release(db, cursor, deliveries):
+def release(cursor, deliveries):
     """Give back claimed Deliveries that were not sent, with the attempt they were given: each
     only while its claim holds, so that a resend's fresh attempts are left as they are."""
     if deliveries:

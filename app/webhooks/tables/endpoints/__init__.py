@@ -158,7 +158,7 @@ def create(db, endpoint, sealed_secret, most):
             raise TooMany(most)
         # Stamped once it holds the write lock, as every event it may take is stamped.
         _setting(_insert, tuple(row)).execute(cursor, row)
-        extend_timeline(db, cursor, row["id"])
+        extend_timeline(cursor, row["id"])
         SELECT_ONE.execute(cursor, row)
         return SELECT_ONE.row(cursor)
 
@@ -189,31 +189,31 @@ def update(db, endpoint_id, changes):
             statement = _setting(_change, tuple(sorted(columns)))
             statement.execute(cursor, {**columns, "id": endpoint_id})
         if changes.get("enabled") is False:
-            disable(db, cursor, endpoint_id, DISABLED_BY_API)
+            disable(cursor, endpoint_id, DISABLED_BY_API)
         elif changes.get("enabled") is True:
             ENABLE.execute(cursor, {"id": endpoint_id})
         if "events" in changes or "enabled" in changes:
             # Stamped last, once every lock is held: an event committed before is judged by
             # the entry before; on SQLite the write lock orders the two stamps as the commits.
-            extend_timeline(db, cursor, endpoint_id)
+            extend_timeline(cursor, endpoint_id)
         SELECT_ONE.execute(cursor, {"id": endpoint_id})
         return SELECT_ONE.row(cursor)
 
 
-def extend_timeline(db, cursor, endpoint_id):
+def extend_timeline(cursor, endpoint_id):
     """Remember the endpoint's enabled and events as they now are, from now by the database's
     clock, in the cursor's transaction, after a change of either."""
     EXTEND_TIMELINE.execute(cursor, {"id": endpoint_id})
 
 
-def disable(db, cursor, endpoint_id, reason):
+def disable(cursor, endpoint_id, reason):
     """Disable an enabled endpoint in the cursor's transaction and fail its pending deliveries,
     so that `recover` can send them once it is enabled again; whether it was enabled. The
     caller extends the timeline (extend_timeline)."""
     DISABLE.execute(cursor, {"id": endpoint_id, "reason": reason})
     if cursor.rowcount != 1:
         return False
-    endpoint_log.fail_disabled(db, cursor, endpoint_id, reason)
+    endpoint_log.fail_disabled(cursor, endpoint_id, reason)
     return True
 
 
@@ -223,12 +223,12 @@ def delete(db, endpoint_id):
         DELETE.execute(cursor, {"id": endpoint_id})
         if cursor.rowcount != 1:
             return False
-        timelines.forget(db, cursor, endpoint_id)
-        endpoint_log.delete(db, cursor, endpoint_id)
+        timelines.forget(cursor, endpoint_id)
+        endpoint_log.delete(cursor, endpoint_id)
         return True
 
 
-def enabled(db, cursor, endpoint_id):
+def enabled(cursor, endpoint_id):
     """Whether the endpoint is enabled, in the cursor's transaction, which holds its row until
     it ends; None when there is no such endpoint."""
     ENABLED.execute(cursor, {"id": endpoint_id})

@@ -50,7 +50,7 @@ DISABLE_FAILING = Statement(
 )
 
 
-def for_worker(db, cursor):
+def for_worker(cursor):
     """Every endpoint as an Endpoint, its times read, in the cursor's transaction; an overlap
     of a replaced secret that has ended is None."""
     FOR_WORKER.execute(cursor)
@@ -81,23 +81,23 @@ def settle_strays(db, cursor, endpoint_ids):
         STATE.execute(cursor, {"id": endpoint_id})
         row = STATE.row(cursor)
         if row is None:
-            endpoint_log.delete(db, cursor, endpoint_id)
+            endpoint_log.delete(cursor, endpoint_id)
         elif not row.enabled:
-            endpoint_log.fail_disabled(db, cursor, endpoint_id, row.disabled_reason)
+            endpoint_log.fail_disabled(cursor, endpoint_id, row.disabled_reason)
 
 
-def mark_failing(db, cursor, endpoint_id):
+def mark_failing(cursor, endpoint_id):
     """Note that the endpoint's attempts began failing now, by the database's clock, unless
     they had already."""
     MARK_FAILING.execute(cursor, {"id": endpoint_id})
 
 
-def clear_failing(db, cursor, endpoint_id):
+def clear_failing(cursor, endpoint_id):
     """Note that the endpoint's attempts succeed again."""
     CLEAR_FAILING.execute(cursor, {"id": endpoint_id})
 
 
-def disable_failing(db, cursor, endpoint_id, seconds):
+def disable_failing(cursor, endpoint_id, seconds):
     """Disable the endpoint if it is enabled and has failed for seconds or more by the
     database's clock, and fail its pending deliveries; whether it was disabled. The caller
     records the new state."""
@@ -105,5 +105,5 @@ def disable_failing(db, cursor, endpoint_id, seconds):
     DISABLE_FAILING.execute(cursor, values)
     if cursor.rowcount != 1:
         return False
-    endpoint_log.fail_disabled(db, cursor, endpoint_id, DISABLED_FAILING)
+    endpoint_log.fail_disabled(cursor, endpoint_id, DISABLED_FAILING)
     return True

@@ -18,7 +18,7 @@ ADVANCE = Statement(
 )
 
 
-def next_due(db, cursor, endpoint_id):
+def next_due(cursor, endpoint_id):
     """(the earliest time the endpoint's next attempt may begin, or None when it has had none
     since it was throttled; the database's time now), both aware datetimes; None when there is
     no such endpoint."""
@@ -29,6 +29,6 @@ def next_due(db, cursor, endpoint_id):
     return row.throttle_next, row.now
 
 
-def advance(db, cursor, endpoint_id, moment):
+def advance(cursor, endpoint_id, moment):
     """Let the endpoint's next attempt begin at moment, no earlier."""
     ADVANCE.execute(cursor, {"id": endpoint_id, "next": moment})

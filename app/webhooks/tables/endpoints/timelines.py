@@ -151,7 +151,7 @@ class Timeline(NamedTuple):
         return self.enabled[-1]
 
 
-def of_endpoints(db, cursor):
+def of_endpoints(cursor):
     """{endpoint id: its Timeline} of every endpoint, in the cursor's transaction."""
     EVERY.execute(cursor)
     found = {}
@@ -164,13 +164,13 @@ def of_endpoints(db, cursor):
     return found
 
 
-def any_endpoint(db, cursor):
+def any_endpoint(cursor):
     """Whether an endpoint is registered, enabled or not: one the fan-out may give events to."""
     ANY.execute(cursor)
     return ANY.value(cursor) is not None
 
 
-def forget(db, cursor, endpoint_id):
+def forget(cursor, endpoint_id):
     """Delete the endpoint's timeline, in the cursor's transaction (it is deleted)."""
     DELETE.execute(cursor, {"id": endpoint_id})
 
@@ -182,10 +182,10 @@ def prune(db):
     with db.transaction() as cursor:
         if db.is_sqlite:
             now = utcnow()
-            oldest = events.cursors.waiting_since(db, cursor) or now
+            oldest = events.cursors.waiting_since(cursor) or now
             values = {"horizon": min(oldest, now)}
         else:
-            seen = events.cursors.seen(db, cursor)
+            seen = events.cursors.seen(cursor)
             if seen is None:
                 return 0
             values = {"epoch": seen[0], "xid": seen[1]}
