@@ -113,7 +113,7 @@ def test_a_disable_that_waits_for_the_write_lock_counts_from_when_it_holds_it(ma
         started = time.monotonic()
         wait_for(lambda: _waits_for_the_write_lock(app, disabling), 5, "the PATCH to wait")
         # A create commits while the PATCH waits: the endpoint is still enabled for its event.
-        feed.publish(database.of(app), cursor, CREATED, {"id": 1, "name": "Fern"})
+        feed.publish(cursor, CREATED, {"id": 1, "name": "Fern"})
     disabling.join(10)
     assert [answer.status_code for answer in answers] == [200]
     assert time.monotonic() - started < 5
