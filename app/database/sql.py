@@ -219,41 +219,6 @@ def _as_dict(columns, row):
     return dict(zip(columns, row, strict=True))
 
 
-def postgresql_default(column, sql):
-    """column, whose server default on PostgreSQL is sql instead of its own (the migrations set
-    it, as the functions it may call; Alembic compares neither)."""
-    column.info["postgresql_default"] = sql
-    return column
-
-
-def postgresql_only(index):
-    """index, built on PostgreSQL alone (create_all, the migrations, and the comparisons of
-    the schema, through of_backend, leave it out elsewhere)."""
-    index.info["backend"] = "postgresql"
-    return index.ddl_if(dialect="postgresql")
-
-
-def server_defaults_of(name):
-    """Alembic's compare_server_default for a database of the backend name: a default the
-    migrations set on PostgreSQL (postgresql_default) is theirs, as are the functions it calls,
-    and is not compared there; every other is, as Alembic compares."""
-
-    def differs(_context, _inspected, column, _found, _expected, _rendered):
-        return False if name == "postgresql" and "postgresql_default" in column.info else None
-
-    return differs
-
-
-def of_backend(name):
-    """Alembic's include_object for a database of the backend name: what only another backend
-    builds (postgresql_only) is left out of its comparisons."""
-
-    def include_object(item, _name, _type, _reflected, _compare_to):
-        return getattr(item, "info", {}).get("backend", name) == name
-
-    return include_object
-
-
 def inline(value):
     """A status, message or number written into a statement's SQL, not bound: a Statement is
     compiled once, before it has any value, and holds none of its own."""

@@ -40,8 +40,8 @@ from sqlalchemy import (
 )
 
 from ..database import Now, Statement, inline, metadata
+from ..database.backend_schema import postgresql_default, postgresql_only
 from ..database.column_types import UTCDateTime
-from ..database.sql import postgresql_default, postgresql_only
 from .ids import Place
 
 # On PostgreSQL, the writing transaction's id, and the epoch of the cluster it runs in.

@@ -7,7 +7,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Column, MetaData, String, Table, Text, inspect, literal_column, select
 
 from app.database import metadata, migrate
-from app.database.sql import of_backend, server_defaults_of
+from app.database.backend_schema import of_backend, server_defaults_of
 from app.tokens.lookup import token_hash
 
 HEAD = migrate.script_directory().get_current_head()

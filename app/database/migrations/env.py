@@ -2,8 +2,9 @@
 
 from alembic import context
 
+from app.database.backend_schema import of_backend, server_defaults_of
 from app.database.migrate import render_item
-from app.database.sql import metadata, of_backend, server_defaults_of
+from app.database.sql import metadata
 
 connection = context.config.attributes["connection"]
 context.configure(

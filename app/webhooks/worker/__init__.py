@@ -25,7 +25,7 @@ A delivery's life, and the one function that does each step:
    operator or the endpoint's owner sends it again (``tables.deliveries.totals.retry_failed``,
    ``tables.deliveries.endpoint_log.recover``).
 7. Deleted. A delivered row goes once older than PLANTSTORE_WEBHOOK_RETENTION
-   (``tables.deliveries.queue.delete_delivered``); every row of an endpoint goes with it
+   (``tables.deliveries.outbox.delete_delivered``); every row of an endpoint goes with it
    (``tables.endpoints.delete``).
 
 A round's transaction does, in order: lock the endpoints whose deliveries it writes (ascending,

@@ -11,7 +11,7 @@ from ... import database, events
 from .. import settings
 from ..receivers import is_endpoint
 from ..tables import window_sizes
-from ..tables.deliveries import endpoint_log, queue
+from ..tables.deliveries import endpoint_log, outbox, queue
 from ..tables.endpoints import rounds, timelines
 from . import disabling, fanout, throttling
 from .retries import Retries
@@ -106,8 +106,8 @@ class Ledger:
         the strays of endpoints disabled or deleted (see rounds.settle_strays), and once a
         minute forget the timelines' entries that no waiting event needs. How many rows the
         first step deleted at the most, and every receiver the outbox holds."""
-        receivers = queue.receivers(self.db)
-        deleted = queue.delete_delivered(self.db, receivers, retention, batch)
+        receivers = outbox.receivers(self.db)
+        deleted = outbox.delete_delivered(self.db, receivers, retention, batch)
         deleted = max(deleted, self.event_retention.prune(batch))
         strays = list(self._strays(receivers))
         if strays:
@@ -135,7 +135,7 @@ class Ledger:
             endpoint = self.targets.endpoints.get(each)
             if not is_endpoint(each) or (endpoint is not None and endpoint.enabled):
                 continue
-            if endpoint is None or queue.any_pending(self.db, each):
+            if endpoint is None or outbox.any_pending(self.db, each):
                 yield each
 
     def _write_windows(self, cursor, sizes):

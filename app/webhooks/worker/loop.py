@@ -16,7 +16,7 @@ from ... import database
 from ...database import DatabaseFailure, Unavailable
 from .. import settings
 from ..receivers import is_endpoint, receiver_name
-from ..tables.deliveries import queue
+from ..tables.deliveries import outbox
 from .ledger import Ledger
 from .retries import said
 from .sender import Sender
@@ -196,7 +196,7 @@ class Worker:
                 self.kept |= {receiver}
                 continue
             # Its failed rows are listed every second: a write transaction only for a pending one.
-            if not await self._in_db(queue.any_pending, self.db, receiver):
+            if not await self._in_db(outbox.any_pending, self.db, receiver):
                 continue
             failed = await self._in_db(self.ledger.fail_pending, receiver, UNSIGNED)
             if failed:

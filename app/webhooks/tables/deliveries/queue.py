@@ -1,10 +1,11 @@
 """The worker's statements on the deliveries table: write them as events are fanned out,
-claim the due ones, record their outcomes, give back the unsent, delete the old delivered."""
+claim the due ones, record their outcomes, give back the unsent (the outbox as a whole, in
+outbox.py)."""
 
 import uuid
 
 import sqlalchemy
-from sqlalchemy import bindparam, case, func, null, or_, select, update
+from sqlalchemy import bindparam, case, null, or_, select, update
 
 from ....database import Now, Statement, inline
 from ..records import Delivery
@@ -138,36 +139,6 @@ RELEASE = Statement(
     .where(*CLAIMED)
     .values(claimed_until=null(), attempts=case((RESENT, inline(0)), else_=c.attempts - inline(1)))
 )
-EXPIRED = Statement(
-    select(c.id)
-    .where(
-        c.receiver == RECEIVER,
-        c.status == inline(DELIVERED),
-        c.next_attempt_at < Now("cutoff", later=True),
-    )
-    .limit(LIMIT)
-    .with_for_update(skip_locked=True),
-    "Expired",
-)
-DELETE = Statement(sqlalchemy.delete(deliveries).where(c.id == ID))
-ANY_PENDING = Statement(
-    select(inline(1).label("pending"))
-    .select_from(deliveries)
-    .where(c.receiver == RECEIVER, c.status == inline(PENDING))
-    .limit(inline(1))
-)
-
-
-def _receivers():
-    # Every receiver in the outbox, one index lookup each (a loose index scan, which neither
-    # backend makes of SELECT DISTINCT).
-    r = select(func.min(c.receiver).label("receiver")).cte("r", recursive=True)
-    following = select(func.min(c.receiver)).where(c.receiver > r.c.receiver).scalar_subquery()
-    r = r.union_all(select(following).where(r.c.receiver.is_not(None)))
-    return Statement(select(r.c.receiver).where(r.c.receiver.is_not(None)), "Receiver")
-
-
-RECEIVERS = _receivers()
 
 
 def claim(cursor, wants, until, retries):
@@ -234,35 +205,3 @@ def release(cursor, deliveries):
     if deliveries:
         rows = [{"id": each.id, "claim": each.claim} for each in deliveries]
         RELEASE.executemany(cursor, sorted(rows, key=lambda row: row["id"]))
-
-
-def delete_delivered(db, receivers, older_than, limit):
-    """Delete up to limit deliveries to receivers (those the outbox holds: configured, an
-    endpoint disabled, or neither) delivered more than older_than (a timedelta) ago by the
-    database's clock; how many went."""
-    cutoff = -older_than.total_seconds()
-    ids = []
-    with db.transaction() as cursor:
-        for receiver in receivers:
-            left = {"receiver": receiver, "cutoff": cutoff, "limit": limit - len(ids)}
-            EXPIRED.execute(cursor, left)
-            ids += [{"id": each} for each in EXPIRED.values(cursor)]
-            if len(ids) >= limit:
-                break
-        if ids:
-            DELETE.executemany(cursor, ids)
-    return len(ids)
-
-
-def any_pending(db, receiver):
-    """Whether receiver has a pending delivery (one index lookup)."""
-    with db.cursor() as cursor:
-        ANY_PENDING.execute(cursor, {"receiver": receiver})
-        return ANY_PENDING.value(cursor) is not None
-
-
-def receivers(db):
-    """Every receiver the outbox holds deliveries to, configured or not."""
-    with db.cursor() as cursor:
-        RECEIVERS.execute(cursor)
-        return [row.receiver for row in RECEIVERS.rows(cursor)]

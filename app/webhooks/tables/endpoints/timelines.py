@@ -28,8 +28,8 @@ from sqlalchemy import (
 
 from .... import events
 from ....database import Statement, inline, metadata, utcnow
+from ....database.backend_schema import postgresql_default, postgresql_only
 from ....database.column_types import JSONText, UTCDateTime
-from ....database.sql import postgresql_default, postgresql_only
 
 # How long a replaced entry is kept for events whose transactions have not committed yet.
 UNCOMMITTED_KEPT = "1 hour"
