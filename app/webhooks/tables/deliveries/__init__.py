@@ -45,6 +45,8 @@ deliveries = Table(
     Column("response_status", Integer),
     # Its event's id in the feed, sent as Plantstore-Event-Id; None for a delivery made before.
     Column("event_id", String(64)),
+    # The first 1024 bytes of the last answer's body, decoded; None when there was no answer.
+    Column("response_body", Text),
     # Each receiver's deliveries by status and time: its due ones, claimed apart from every
     # other receiver's, and its old delivered ones (a delivered row's next_attempt_at is when
     # it was delivered), for the retention: one index, so a create writes one page fewer.

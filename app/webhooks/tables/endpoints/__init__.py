@@ -22,6 +22,7 @@ from sqlalchemy import (
 
 from ....database import Now, Statement, metadata
 from ....database.column_types import EnumText, JSONText, UTCDateTime
+from ...payloads import PLANT, Payload
 from ..deliveries import endpoint_log
 from . import timelines
 from .timelines import webhook_endpoint_timelines
@@ -64,6 +65,8 @@ webhook_endpoints = Table(
     # time, in the database's clock, that the next one may begin (throttles.py).
     Column("throttle_rate", Integer),
     Column("throttle_next", UTCDateTime),
+    # The body its deliveries carry (payloads.py); those registered before it existed keep plant.
+    Column("payload", EnumText(Payload, String(10)), nullable=False, server_default=PLANT.value),
 )
 
 
