@@ -33,6 +33,8 @@ BAD_SETTINGS = [
     ("PLANTSTORE_WEBHOOK_URLS", "https://a.example/h?token=hook-token,ftp://x/h", "'https://a."),
     ("PLANTSTORE_WEBHOOK_URLS", "http://h:99999/", "'http://h:99999/'"),
     ("PLANTSTORE_WEBHOOK_SECRET", "", "not empty"),
+    ("PLANTSTORE_WEBHOOK_PAYLOAD", "EVENT", "'EVENT'"),
+    ("PLANTSTORE_WEBHOOK_PAYLOAD", "full", "plant, event or thin"),
     ("PLANTSTORE_WEBHOOK_MAX_ATTEMPTS", "1.5", "'1.5'"),
     ("PLANTSTORE_WEBHOOK_RETRY_DELAY", "soon", "'soon'"),
     ("PLANTSTORE_WEBHOOK_RETRY_MAX_DELAY", "0", "'0'"),

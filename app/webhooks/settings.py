@@ -6,8 +6,9 @@ import binascii
 import ipaddress
 from urllib.parse import urlsplit
 
-from ..config_errors import ConfigError, at_least, invalid, seconds, split_list, text
+from ..config_errors import ConfigError, at_least, invalid, one_of, seconds, split_list, text
 from ..config_spec import Feature, Setting
+from .payloads import PLANT, Payload
 
 
 def _webhook_urls(variable, value) -> tuple[str, ...]:
@@ -67,6 +68,14 @@ def _nameserver_ok(server):
         return False
 
 
+_PAYLOADS = one_of(tuple(Payload), str)
+
+
+def _payload(variable, value) -> Payload:
+    # Empty is the seed's body, as unset is; the words are the API's, in lower case alone.
+    return Payload(_PAYLOADS(variable, value or PLANT.value))
+
+
 def _fernet_keys(variable, value) -> tuple[str, ...]:
     keys = split_list(variable, value)
     for number, key in enumerate(keys, start=1):
@@ -112,6 +121,14 @@ FEATURE = Feature(
             "65535 if any",
         ),
         Setting("WEBHOOK_SECRET", "", text, "key of the HMAC signature (required with receivers)"),
+        Setting(
+            "WEBHOOK_PAYLOAD",
+            "plant",
+            _payload,
+            "the body the receivers of `PLANTSTORE_WEBHOOK_URLS` get: `plant` (the plant alone), "
+            "`event` (the feed's Event) or `thin` (the Event with the plant's id alone); see "
+            "[webhooks](webhooks.md#what-a-delivery-carries)",
+        ),
         Setting(
             "WEBHOOK_MAX_ATTEMPTS",
             10,

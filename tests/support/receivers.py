@@ -10,6 +10,13 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 from app.webhooks.security.signatures import standard_secret
 
 
+def plant_of(body):
+    """The plant a delivery's body carries, whatever its payload: a "plant" body is the plant,
+    an "event" one's data is (a "thin" one's data holds its id alone)."""
+    value = json.loads(body)
+    return value["data"] if "type" in value else value
+
+
 class Server(ThreadingHTTPServer):
     """A thread per connection, and room for a window's worth of connections opened at once."""
 
@@ -92,7 +99,7 @@ class Receiver:
         first = {}
         with self._lock:
             for (_, body), at in zip(self.requests, self.arrivals, strict=True):
-                first.setdefault(json.loads(body)["id"], at)
+                first.setdefault(plant_of(body)["id"], at)
         return first
 
     def deliveries(self):

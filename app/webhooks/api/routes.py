@@ -81,8 +81,8 @@ def create_webhook_endpoint(endpoint):
     with its own secret as Standard Webhooks says. Keep the secret: no other answer shows it.
     The url's host must be, and resolve to, public addresses, unless
     PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS allows them; a name that does not resolve yet is
-    accepted. `throttle_rate` caps its attempts a second over every worker. Unknown keys are
-    refused.
+    accepted. `throttle_rate` caps its attempts a second over every worker. `payload` chooses
+    its bodies, the feed's Event (`event`) by default. Unknown keys are refused.
     """
     values = settings.of(current_app)
     registration.check(endpoint["url"], values.allowed_networks)
@@ -153,8 +153,9 @@ def update_webhook_endpoint(changes, endpoint_id):
     `enabled: false` disables it: it gets no new events, and its pending deliveries fail, to
     be recovered once it is enabled again. `enabled: true` enables it and clears
     `disabled_reason`. A new url is checked as at registration. A new `throttle_rate` paces
-    its attempts within a second, those already pending too; `null` lifts it. Unknown keys are
-    refused.
+    its attempts within a second, those already pending too; `null` lifts it. A new `payload`
+    holds for every attempt from then on, a pending delivery's next one and a resend's too.
+    Unknown keys are refused.
     """
     current = _existing(endpoint_id)
     if changes.get("url", current["url"]) != current["url"]:

@@ -13,6 +13,7 @@ from marshmallow import Schema, ValidationError, fields, post_load, validate
 
 from ... import events
 from ...validation import NO_NUL, TEXT_MAX, IntegerLiteral, StrictBoolean, clean_text
+from ..payloads import EVENT, Payload
 from ..security import guard
 from ..tables.endpoints import ID_LENGTH
 
@@ -134,6 +135,21 @@ def _throttle_rate_field(**options):
     )
 
 
+def _payload_field(**options):
+    return fields.Enum(
+        Payload,
+        by_value=True,
+        metadata={
+            "description": "The body each delivery carries: `plant`, the plant alone; `event`, "
+            "the Event as GET /events shows it, its type and place in the feed signed with it; "
+            "`thin`, that Event with the plant's id alone as its data. A change holds for every "
+            "attempt from then on, a pending delivery's next one and a resend's too",
+            "examples": ["event"],
+        },
+        **options,
+    )
+
+
 class _Events(Schema):
     """Event types given twice are kept once, in the order first given."""
 
@@ -155,6 +171,7 @@ class NewWebhookEndpointSchema(_Events):
     description = _description_field(load_default="")
     enabled = _enabled_field(load_default=True)
     throttle_rate = _throttle_rate_field(load_default=None)
+    payload = _payload_field(load_default=EVENT)
 
 
 class WebhookEndpointChangeSchema(_Events):
@@ -165,6 +182,7 @@ class WebhookEndpointChangeSchema(_Events):
     description = _description_field()
     enabled = _enabled_field()
     throttle_rate = _throttle_rate_field()
+    payload = _payload_field()
 
 
 class WebhookEndpointSchema(Schema):
@@ -184,6 +202,7 @@ class WebhookEndpointSchema(Schema):
         metadata={"description": "Why it is disabled; null while enabled", "examples": [None]},
     )
     throttle_rate = _throttle_rate_field(required=True)
+    payload = _payload_field(required=True)
     created_at = fields.DateTime(
         required=True,
         metadata={"description": "RFC 3339, UTC", "examples": ["2026-01-01T12:00:00+00:00"]},

@@ -5,6 +5,8 @@ columns, in order); the others are what the worker makes of them."""
 import datetime
 from typing import NamedTuple
 
+from ..payloads import Payload
+
 
 class Endpoint(NamedTuple):
     """An endpoint as a round reads it (rounds.for_worker): times are datetimes, secrets still
@@ -20,11 +22,13 @@ class Endpoint(NamedTuple):
     older_secret: str | None
     older_until: datetime.datetime | None
     throttle_rate: int | None
+    payload: Payload
 
 
 class Delivery(NamedTuple):
-    """A delivery to be attempted once claimed (claimed()): attempts then counts this attempt
-    too; claim is its claimed_until (an aware datetime), which its outcome must still find to be
+    """A delivery to be attempted once claimed (claimed()): created_at is its event's, which its
+    age counts from and its "event" body says; attempts then counts this attempt too; claim is
+    its claimed_until (an aware datetime), which its outcome must still find to be
     recorded; due, for an endpoint with a throttle_rate, the time.monotonic() its attempt may
     begin at."""
 
@@ -33,6 +37,7 @@ class Delivery(NamedTuple):
     receiver: str
     event_type: str
     body: str
+    created_at: datetime.datetime
     attempts: int
     claim: datetime.datetime | None = None
     # The event's id in the feed (Plantstore-Event-Id); None for a delivery made before the feed.
@@ -48,6 +53,7 @@ class Delivery(NamedTuple):
             self.receiver,
             self.event_type,
             self.body,
+            self.created_at,
             self.attempts + 1,
             until(),
             self.event_id,
@@ -57,11 +63,10 @@ class Delivery(NamedTuple):
 
 class NewDelivery(NamedTuple):
     """A delivery as the fan-out writes it, one per event and receiver (deliveries.queue.insert
-    makes its row): the Delivery, claimed when a window wants it; created_at, its event's, which
-    its age counts from; error, the last_error it fails with at once (its endpoint disabled)."""
+    makes its row): the Delivery, claimed when a window wants it; error, the last_error it fails
+    with at once (its endpoint disabled)."""
 
     delivery: Delivery
-    created_at: datetime.datetime
     error: str | None = None
 
 

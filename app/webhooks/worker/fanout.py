@@ -38,12 +38,12 @@ def fan_out(db, cursor, urls, operator_types, limit, wants, until):
         receivers += _endpoints(by_endpoint, event_type, _moment(event))
         event_id = events.ids.public_id(event)
         for receiver, enabled in receivers:
-            delivery = queue.new(receiver, event_type, body, event_id)
+            delivery = queue.new(receiver, event_type, body, created_at, event_id)
             if enabled and left.get(receiver, 0) > 0:
                 left[receiver] -= 1
                 delivery = delivery.claimed(until)
                 claimed.append(delivery)
-            written.append(NewDelivery(delivery, created_at, None if enabled else DISABLED))
+            written.append(NewDelivery(delivery, None if enabled else DISABLED))
     queue.insert(cursor, written)
     events.cursors.move(cursor, events.cursors.FANOUT, rows[-1])
     return claimed

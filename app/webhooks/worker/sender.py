@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import yarl
 
+from .. import payloads
 from ..security.signatures import signature, standard_signature
 from .connections import BadAnswer, Connection, Disconnected
 from .dialer import Dialer
@@ -132,10 +133,11 @@ class Sender:
         return Answer(f"HTTP {status}", status, wait)
 
     async def attempt(self, target, delivery):
-        """send() a claimed Delivery; its Answer, and the exception it raised (None when none):
-        an exception is an outcome too, named by its type, so that it is retried on schedule."""
+        """send() a claimed Delivery, its body as the target's payload makes it; its Answer,
+        and the exception it raised (None when none): an exception is an outcome too, named by
+        its type, so that it is retried on schedule."""
         try:
-            body = delivery.body.encode()
+            body = payloads.body(target.payload, delivery)
             answer = await self.send(
                 target, delivery.id, delivery.event_type, body, delivery.event_id
             )

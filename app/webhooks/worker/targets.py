@@ -5,6 +5,7 @@ is then (a new secret, a new URL; nothing once disabled or deleted)."""
 
 from typing import NamedTuple
 
+from ..payloads import PLANT, Payload
 from ..receivers import receiver_name
 from ..security.keys import UNSEALED, Keyring, UnreadableSecret, signing_key
 from ..tables.endpoints import rounds
@@ -14,12 +15,13 @@ from ..tables.records import Endpoint
 class Target(NamedTuple):
     """A receiver as the sender sees it: keys sign, the first one first; endpoint, an endpoint
     registered through the API as the round read it, whose settings the sender applies (None
-    for an operator's receiver)."""
+    for an operator's receiver); payload, the body its attempts carry (payloads.py)."""
 
     url: str
     name: str
     keys: tuple
     endpoint: Endpoint | None = None
+    payload: Payload = PLANT
 
     @property
     def guarded(self):
@@ -55,6 +57,7 @@ class Reader:
         self.keyring = Keyring(settings.keys)
         self.secret = settings.secret.encode()
         self.urls = settings.urls
+        self.payload = settings.payload
         self._unreadable = set()
         self._keys = {}
         # Said once, when the first endpoint is read: a worker with none has nothing to seal.
@@ -65,7 +68,7 @@ class Reader:
         longer configured whose pending deliveries were promised (the loop keeps only those
         it can sign for)."""
         targets = {
-            url: Target(url=url, name=receiver_name(url), keys=(self.secret,))
+            url: Target(url, receiver_name(url), (self.secret,), payload=self.payload)
             for url in (*self.urls, *kept)
         }
         return Targets(targets, {}, {})
@@ -92,7 +95,7 @@ class Reader:
                 sealed.append(each.older_secret)
             keys = self._open(each.id, sealed, opened)
             if keys:
-                targets[each.id] = Target(each.url, each.id, keys, endpoint=each)
+                targets[each.id] = Target(each.url, each.id, keys, each, each.payload)
                 if each.throttle_rate is not None:
                     throttled[each.id] = each.throttle_rate
         return Targets(targets, read, throttled)

@@ -18,6 +18,7 @@ pytestmark = pytest.mark.backend_independent
 
 EVERY_TYPE = ["plant.created", "plant.deleted", "plant.updated"]
 VALID = {"url": URL}
+PAYLOADS = "payload: Must be one of: plant, event, thin."
 
 
 @pytest.mark.parametrize(
@@ -157,6 +158,11 @@ VALID = {"url": URL}
             "throttle_rate: Must be greater than or equal to 1 and less than or equal to 10000.",
             id="throttle over 10000",
         ),
+        pytest.param({"payload": "Event"}, PAYLOADS, id="payload capitalised"),
+        pytest.param({"payload": "full"}, PAYLOADS, id="payload unknown"),
+        pytest.param({"payload": None}, "payload: Field may not be null.", id="payload null"),
+        pytest.param({"payload": 1}, PAYLOADS, id="payload number"),
+        pytest.param({"payload": ["event"]}, PAYLOADS, id="payload list"),
         pytest.param({"secret": "whsec_x"}, "secret: Unknown field.", id="unknown key"),
         pytest.param({"id": "ep_mine"}, "id: Unknown field.", id="id given"),
     ],

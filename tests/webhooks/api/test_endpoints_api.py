@@ -29,6 +29,7 @@ SHOWN = {
     "enabled",
     "disabled_reason",
     "throttle_rate",
+    "payload",
     "created_at",
 }
 ID = re.compile(r"ep_[A-Za-z0-9_-]{22}")
@@ -67,7 +68,7 @@ def test_create_with_defaults_answers_201_with_location_and_secret(client, admin
     assert response.headers["Cache-Control"] == "no-store"
     assert (created["url"], created["description"], created["events"]) == (URL, "", EVERY_TYPE)
     assert (created["enabled"], created["disabled_reason"]) == (True, None)
-    assert created["throttle_rate"] is None
+    assert (created["throttle_rate"], created["payload"]) == (None, "event")
     secret_key(created["secret"])
     at = datetime.datetime.fromisoformat(created["created_at"])
     assert at.utcoffset() == datetime.timedelta(0)
@@ -77,10 +78,16 @@ def test_create_with_defaults_answers_201_with_location_and_secret(client, admin
 def test_create_takes_every_field(client, admin_headers):
     body = {"url": "http://[2606:4700::1111]:8080/in?x=1", "events": ["plant.deleted"]}
     created = register(
-        client, admin_headers, **body, description="Stock sync", enabled=False, throttle_rate=20
+        client,
+        admin_headers,
+        **body,
+        description="Stock sync",
+        enabled=False,
+        throttle_rate=20,
+        payload="thin",
     )
     assert created["url"] == body["url"]
-    assert created["throttle_rate"] == 20
+    assert (created["throttle_rate"], created["payload"]) == (20, "thin")
     assert created["events"] == ["plant.deleted"]
     assert created["description"] == "Stock sync"
     assert (created["enabled"], created["disabled_reason"]) == (False, "disabled through the API")
@@ -176,9 +183,21 @@ def test_read_one_or_404(client, admin_headers):
         {"url": "http://[2606:4700::1001]/", "events": ["plant.created"], "description": ""},
         {"throttle_rate": 10000},
         {"throttle_rate": 1, "description": "slow"},
+        {"payload": "plant"},
+        {"payload": "thin", "enabled": True},
         {},
     ],
-    ids=["url", "events", "description", "several", "throttle", "throttle 1", "nothing"],
+    ids=[
+        "url",
+        "events",
+        "description",
+        "several",
+        "throttle",
+        "throttle 1",
+        "payload",
+        "payload thin",
+        "nothing",
+    ],
 )
 def test_patch_changes_what_it_names_and_nothing_else(client, admin_headers, change):
     created = register(client, admin_headers, description="before")

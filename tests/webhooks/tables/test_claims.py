@@ -176,8 +176,8 @@ def test_recording_and_giving_back_take_the_same_rows_in_one_order(slow_delivery
     # both write the rows by id, so one waits for the other, and neither meets a deadlock.
     db = database.of(slow_delivery_writes)
     claim, created = utcnow() + datetime.timedelta(minutes=1), utcnow()
-    made = [queue.new("https://r.example/", "plant.created", "{}", None) for _ in range(2)]
-    written = [NewDelivery(each.claimed(lambda: claim), created) for each in made]
+    made = [queue.new("https://r.example/", "plant.created", "{}", created, None) for _ in "ab"]
+    written = [NewDelivery(each.claimed(lambda: claim)) for each in made]
     with db.transaction() as cursor:
         queue.insert(cursor, written)
     first, second = sorted(each.id for each in made)
@@ -185,7 +185,7 @@ def test_recording_and_giving_back_take_the_same_rows_in_one_order(slow_delivery
         Outcome(each, "https://r.example/", None, None, 204, claim) for each in (second, first)
     ]
     unsent = [
-        Delivery(each, "https://r.example/", "plant.created", "{}", 1, claim)
+        Delivery(each, "https://r.example/", "plant.created", "{}", created, 1, claim)
         for each in (first, second)
     ]
     raised = []

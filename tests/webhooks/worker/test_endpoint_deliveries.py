@@ -13,14 +13,13 @@ from harness.processes import wait_for
 from support.in_process import running
 from support.live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token, statuses
 from support.live_servers import environment
+from support.receivers import plant_of
 from support.webhooks import SECRET
 
 
 def events_of(receiver):
-    """(event type, body) of every request the receiver got, in order."""
-    return [
-        (headers["X-Plantstore-Event"], json.loads(body)) for headers, body in receiver.requests
-    ]
+    """(event type, plant) of every request the receiver got, in order."""
+    return [(headers["X-Plantstore-Event"], plant_of(body)) for headers, body in receiver.requests]
 
 
 def test_each_endpoint_gets_the_events_it_chose_signed_with_its_own_secret(
@@ -78,6 +77,9 @@ def test_every_event_type_goes_from_gunicorn_to_its_endpoint(
         ("plant.deleted", {"id": 1, "name": "Fern", "tag": "shade"}),
         ("plant.updated", {"id": 1, "name": "Fern", "tag": "shade"}),
     ]
+    # A new endpoint's default payload, "event": the type is signed in the body too.
+    for headers, body in receiver.requests:
+        assert json.loads(body)["type"] == headers["X-Plantstore-Event"]
 
 
 def test_a_change_is_announced_as_plant_updated_and_one_that_changes_nothing_is_not(
@@ -159,7 +161,7 @@ def test_the_fan_out_reads_each_endpoint_as_it_was_when_the_event_was_written(
     }
     wait_for(lambda: sum(len(r.requests) for r, _ in made.values()) == 5, 10, "every delivery")
     received = {
-        name: sorted(json.loads(body)["id"] for _, body in receiver.requests)
+        name: sorted(plant_of(body)["id"] for _, body in receiver.requests)
         for name, (receiver, _) in made.items()
     }
     assert received == {"control": [1, 2], "toggled": [2], "dropped": [1], "added": [2]}

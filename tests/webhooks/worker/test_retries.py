@@ -14,6 +14,8 @@ from app.webhooks.worker.sender import Answer
 from support.sending import answers, send
 
 FAILED = Answer("HTTP 500", 500)
+# When the delivery's event was written: the retry rule never reads it.
+CREATED = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 # Samples of each jittered delay: a schedule off by a doubling misses its range in all of them.
 SAMPLES = 20
 
@@ -26,7 +28,9 @@ def retries(**values):
 def delay_of(rule, attempts, answer=FAILED):
     """Seconds from the attempt's recording to its retry (retry_in) of an attempt number
     attempts ending with answer, as (at least, at most)."""
-    delivery = Delivery("d", "http://a.example/hook", "plant.created", "{}", attempts, "claim")
+    delivery = Delivery(
+        "d", "http://a.example/hook", "plant.created", "{}", CREATED, attempts, "claim"
+    )
     outcome = rule.outcome(delivery, answer)
     assert (outcome.error, outcome.response_status, outcome.claim) == (
         answer.error,
@@ -47,7 +51,7 @@ def test_the_backoff_doubles_from_the_retry_delay_up_to_its_most_with_jitter():
 
 def test_the_last_attempt_allowed_leaves_the_delivery_failed():
     rule = retries(WEBHOOK_MAX_ATTEMPTS=3)
-    delivery = Delivery("d", "http://a.example/hook", "plant.created", "{}", 3)
+    delivery = Delivery("d", "http://a.example/hook", "plant.created", "{}", CREATED, 3)
     assert [rule.another_allowed(n) for n in (1, 2, 3)] == [True, True, False]
     failed = rule.outcome(delivery, Answer("timeout"))
     assert (failed.error, failed.retry_in, failed.response_status) == ("timeout", None, None)

@@ -1,6 +1,7 @@
 """The receivers' windows on their own (worker/windows.py), no database and no network: slow
 start, the fall-back at a failure, what a window holds, sends and claims."""
 
+import datetime
 import time
 
 from app import create_app
@@ -10,6 +11,8 @@ from app.webhooks.worker.throttling import LATE_MOST
 from app.webhooks.worker.windows import Windows
 
 A, B = "http://a.example/hook", "http://b.example/hook"
+# When every delivery's event was written: the windows never read it.
+CREATED = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 
 
 def windows(**values):
@@ -20,7 +23,7 @@ def windows(**values):
 
 def hold(ws, key, count, send_by=None):
     """Queue count new deliveries to key, to be sent within a minute (or by send_by)."""
-    claimed = [Delivery(f"{key}#{n}", key, "plant.created", "{}", 1) for n in range(count)]
+    claimed = [Delivery(f"{key}#{n}", key, "plant.created", "{}", CREATED, 1) for n in range(count)]
     ws.hold(claimed, {key: count}, time.monotonic() + 60 if send_by is None else send_by)
 
 
@@ -137,7 +140,7 @@ def test_a_window_running_low_on_a_full_claim_asks_for_a_claim_at_once():
         ws.add(key)
     # A got all it asked for (more may be due); B got less than it asked for.
     hold(ws, A, 5)
-    claimed = [Delivery(f"{B}#{n}", B, "plant.created", "{}", 1) for n in range(2)]
+    claimed = [Delivery(f"{B}#{n}", B, "plant.created", "{}", CREATED, 1) for n in range(2)]
     ws.hold(claimed, {B: 4}, time.monotonic() + 60)
     ended = {key: [] for key in (A, B)}
     for window, delivery in take(ws):
@@ -175,7 +178,8 @@ def test_a_receiver_no_longer_sent_to_is_forgotten_once_nothing_of_it_is_in_flig
 def hold_due(ws, key, dues):
     """Queue a throttled endpoint's deliveries, one due at each of dues (time.monotonic())."""
     claimed = [
-        Delivery(f"{key}#{n}", key, "plant.created", "{}", 1, due=due) for n, due in enumerate(dues)
+        Delivery(f"{key}#{n}", key, "plant.created", "{}", CREATED, 1, due=due)
+        for n, due in enumerate(dues)
     ]
     ws.hold(claimed, {key: len(dues)}, time.monotonic() + 60)
 

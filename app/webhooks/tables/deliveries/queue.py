@@ -37,9 +37,9 @@ NEW = (
 INSERT = Statement(sqlalchemy.insert(deliveries).values({name: bindparam(name) for name in NEW}))
 
 
-def new(receiver, event_type, body, event_id):
+def new(receiver, event_type, body, created_at, event_id):
     """A delivery the fan-out makes, with an id of its own and no attempt yet: a Delivery."""
-    return Delivery(uuid.uuid4().hex, receiver, event_type, body, 0, event_id=event_id)
+    return Delivery(uuid.uuid4().hex, receiver, event_type, body, created_at, 0, event_id=event_id)
 
 
 def insert(cursor, written):
@@ -51,7 +51,7 @@ def insert(cursor, written):
 
 def _row(written):
     # The columns NEW names: a NewDelivery's row.
-    delivery, created_at, error = written
+    delivery, error = written
     return {
         "id": delivery.id,
         "receiver": delivery.receiver,
@@ -59,8 +59,8 @@ def _row(written):
         "body": delivery.body,
         "status": FAILED if error else PENDING,
         "attempts": delivery.attempts,
-        "created_at": created_at,
-        "next_attempt_at": created_at,
+        "created_at": delivery.created_at,
+        "next_attempt_at": delivery.created_at,
         "claimed_until": delivery.claim,
         "last_error": error,
         "event_id": delivery.event_id,
@@ -70,7 +70,7 @@ def _row(written):
 def _due(*when):
     # Due or lost (lease run out) deliveries of one receiver, most overdue first.
     return (
-        select(c.id, c.event_type, c.body, c.attempts, c.event_id)
+        select(c.id, c.event_type, c.body, c.created_at, c.attempts, c.event_id)
         .where(
             c.receiver == RECEIVER,
             c.status == inline(PENDING),
@@ -156,7 +156,13 @@ def claim(cursor, wants, until, retries):
         for due in DUE.rows(cursor):
             if retries.another_allowed(due.attempts):
                 delivery = Delivery(
-                    due.id, receiver, due.event_type, due.body, due.attempts, event_id=due.event_id
+                    due.id,
+                    receiver,
+                    due.event_type,
+                    due.body,
+                    due.created_at,
+                    due.attempts,
+                    event_id=due.event_id,
                 )
                 claimed.append(delivery.claimed(until))
             else:

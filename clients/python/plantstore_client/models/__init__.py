@@ -1,6 +1,7 @@
 """Contains all the data models used in inputs/outputs"""
 
 from .created_webhook_endpoint import CreatedWebhookEndpoint
+from .created_webhook_endpoint_payload import CreatedWebhookEndpointPayload
 from .delivery import Delivery
 from .delivery_status import DeliveryStatus
 from .error import Error
@@ -14,6 +15,7 @@ from .livez_response_200 import LivezResponse200
 from .livez_response_200_status import LivezResponse200Status
 from .new_plant import NewPlant
 from .new_webhook_endpoint import NewWebhookEndpoint
+from .new_webhook_endpoint_payload import NewWebhookEndpointPayload
 from .new_webhook_secret import NewWebhookSecret
 from .openapi_document_response_200 import OpenapiDocumentResponse200
 from .plant import Plant
@@ -22,9 +24,12 @@ from .recovery import Recovery
 from .stored_plant import StoredPlant
 from .webhook_endpoint import WebhookEndpoint
 from .webhook_endpoint_change import WebhookEndpointChange
+from .webhook_endpoint_change_payload import WebhookEndpointChangePayload
+from .webhook_endpoint_payload import WebhookEndpointPayload
 
 __all__ = (
     "CreatedWebhookEndpoint",
+    "CreatedWebhookEndpointPayload",
     "Delivery",
     "DeliveryStatus",
     "Error",
@@ -38,6 +43,7 @@ __all__ = (
     "LivezResponse200Status",
     "NewPlant",
     "NewWebhookEndpoint",
+    "NewWebhookEndpointPayload",
     "NewWebhookSecret",
     "OpenapiDocumentResponse200",
     "Plant",
@@ -46,4 +52,6 @@ __all__ = (
     "StoredPlant",
     "WebhookEndpoint",
     "WebhookEndpointChange",
+    "WebhookEndpointChangePayload",
+    "WebhookEndpointPayload",
 )

@@ -6,6 +6,7 @@ from typing import Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.created_webhook_endpoint_payload import CreatedWebhookEndpointPayload
 from ..models.event_type import EventType
 
 T = TypeVar("T", bound="CreatedWebhookEndpoint")
@@ -22,6 +23,10 @@ class CreatedWebhookEndpoint:
             enabled again
         events (list[EventType]): The event types the endpoint gets
         id (str): Assigned by the service; opaque
+        payload (CreatedWebhookEndpointPayload): The body each delivery carries: `plant`, the plant alone; `event`, the
+            Event as GET /events shows it, its type and place in the feed signed with it; `thin`, that Event with the
+            plant's id alone as its data. A change holds for every attempt from then on, a pending delivery's next one and a
+            resend's too
         secret (str): Shown this once: `whsec_` and the base64 of the signing key, as a Standard Webhooks library takes
             it
         throttle_rate (int | None): The most attempts a second the endpoint gets, retries and resends included, over
@@ -36,6 +41,7 @@ class CreatedWebhookEndpoint:
     enabled: bool
     events: list[EventType]
     id: str
+    payload: CreatedWebhookEndpointPayload
     secret: str
     throttle_rate: int | None
     url: str
@@ -57,6 +63,8 @@ class CreatedWebhookEndpoint:
 
         id = self.id
 
+        payload = self.payload.value
+
         secret = self.secret
 
         throttle_rate: int | None
@@ -74,6 +82,7 @@ class CreatedWebhookEndpoint:
                 "enabled": enabled,
                 "events": events,
                 "id": id,
+                "payload": payload,
                 "secret": secret,
                 "throttle_rate": throttle_rate,
                 "url": url,
@@ -107,6 +116,8 @@ class CreatedWebhookEndpoint:
 
         id = d.pop("id")
 
+        payload = CreatedWebhookEndpointPayload(d.pop("payload"))
+
         secret = d.pop("secret")
 
         def _parse_throttle_rate(data: object) -> int | None:
@@ -125,6 +136,7 @@ class CreatedWebhookEndpoint:
             enabled=enabled,
             events=events,
             id=id,
+            payload=payload,
             secret=secret,
             throttle_rate=throttle_rate,
             url=url,

@@ -6,6 +6,7 @@ from typing import Any, TypeVar, cast
 from attrs import define as _attrs_define
 
 from ..models.event_type import EventType
+from ..models.new_webhook_endpoint_payload import NewWebhookEndpointPayload
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="NewWebhookEndpoint")
@@ -21,6 +22,10 @@ class NewWebhookEndpoint:
         enabled (bool | Unset): Whether the endpoint gets events; false fails its pending deliveries, to be recovered
             once it is enabled again Default: True.
         events (list[EventType] | Unset): The event types the endpoint gets; by default, every one
+        payload (NewWebhookEndpointPayload | Unset): The body each delivery carries: `plant`, the plant alone; `event`,
+            the Event as GET /events shows it, its type and place in the feed signed with it; `thin`, that Event with the
+            plant's id alone as its data. A change holds for every attempt from then on, a pending delivery's next one and a
+            resend's too Default: NewWebhookEndpointPayload.EVENT.
         throttle_rate (int | None | Unset): The most attempts a second the endpoint gets, retries and resends included,
             over every worker and host; null: no limit
     """
@@ -29,6 +34,7 @@ class NewWebhookEndpoint:
     description: str | Unset = ""
     enabled: bool | Unset = True
     events: list[EventType] | Unset = UNSET
+    payload: NewWebhookEndpointPayload | Unset = NewWebhookEndpointPayload.EVENT
     throttle_rate: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -44,6 +50,10 @@ class NewWebhookEndpoint:
             for events_item_data in self.events:
                 events_item = events_item_data.value
                 events.append(events_item)
+
+        payload: str | Unset = UNSET
+        if not isinstance(self.payload, Unset):
+            payload = self.payload.value
 
         throttle_rate: int | None | Unset
         if isinstance(self.throttle_rate, Unset):
@@ -64,6 +74,8 @@ class NewWebhookEndpoint:
             field_dict["enabled"] = enabled
         if events is not UNSET:
             field_dict["events"] = events
+        if payload is not UNSET:
+            field_dict["payload"] = payload
         if throttle_rate is not UNSET:
             field_dict["throttle_rate"] = throttle_rate
 
@@ -87,6 +99,13 @@ class NewWebhookEndpoint:
 
                 events.append(events_item)
 
+        _payload = d.pop("payload", UNSET)
+        payload: NewWebhookEndpointPayload | Unset
+        if isinstance(_payload, Unset):
+            payload = UNSET
+        else:
+            payload = NewWebhookEndpointPayload(_payload)
+
         def _parse_throttle_rate(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -101,6 +120,7 @@ class NewWebhookEndpoint:
             description=description,
             enabled=enabled,
             events=events,
+            payload=payload,
             throttle_rate=throttle_rate,
         )
 

@@ -7,6 +7,7 @@ from typing import Any, TypeVar, cast
 from attrs import define as _attrs_define
 
 from ..models.event_type import EventType
+from ..models.webhook_endpoint_payload import WebhookEndpointPayload
 
 T = TypeVar("T", bound="WebhookEndpoint")
 
@@ -22,6 +23,10 @@ class WebhookEndpoint:
             enabled again
         events (list[EventType]): The event types the endpoint gets
         id (str): Assigned by the service; opaque
+        payload (WebhookEndpointPayload): The body each delivery carries: `plant`, the plant alone; `event`, the Event
+            as GET /events shows it, its type and place in the feed signed with it; `thin`, that Event with the plant's id
+            alone as its data. A change holds for every attempt from then on, a pending delivery's next one and a resend's
+            too
         throttle_rate (int | None): The most attempts a second the endpoint gets, retries and resends included, over
             every worker and host; null: no limit
         url (str): Where deliveries are POSTed: an absolute http:// or https:// URL without a fragment, whose host is,
@@ -34,6 +39,7 @@ class WebhookEndpoint:
     enabled: bool
     events: list[EventType]
     id: str
+    payload: WebhookEndpointPayload
     throttle_rate: int | None
     url: str
 
@@ -54,6 +60,8 @@ class WebhookEndpoint:
 
         id = self.id
 
+        payload = self.payload.value
+
         throttle_rate: int | None
         throttle_rate = self.throttle_rate
 
@@ -69,6 +77,7 @@ class WebhookEndpoint:
                 "enabled": enabled,
                 "events": events,
                 "id": id,
+                "payload": payload,
                 "throttle_rate": throttle_rate,
                 "url": url,
             }
@@ -101,6 +110,8 @@ class WebhookEndpoint:
 
         id = d.pop("id")
 
+        payload = WebhookEndpointPayload(d.pop("payload"))
+
         def _parse_throttle_rate(data: object) -> int | None:
             if data is None:
                 return data
@@ -117,6 +128,7 @@ class WebhookEndpoint:
             enabled=enabled,
             events=events,
             id=id,
+            payload=payload,
             throttle_rate=throttle_rate,
             url=url,
         )

@@ -6,6 +6,7 @@ from typing import Any, TypeVar, cast
 from attrs import define as _attrs_define
 
 from ..models.event_type import EventType
+from ..models.webhook_endpoint_change_payload import WebhookEndpointChangePayload
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="WebhookEndpointChange")
@@ -19,6 +20,10 @@ class WebhookEndpointChange:
         enabled (bool | Unset): Whether the endpoint gets events; false fails its pending deliveries, to be recovered
             once it is enabled again
         events (list[EventType] | Unset): The event types the endpoint gets
+        payload (WebhookEndpointChangePayload | Unset): The body each delivery carries: `plant`, the plant alone;
+            `event`, the Event as GET /events shows it, its type and place in the feed signed with it; `thin`, that Event
+            with the plant's id alone as its data. A change holds for every attempt from then on, a pending delivery's next
+            one and a resend's too
         throttle_rate (int | None | Unset): The most attempts a second the endpoint gets, retries and resends included,
             over every worker and host; null: no limit
         url (str | Unset): Where deliveries are POSTed: an absolute http:// or https:// URL without a fragment, whose
@@ -28,6 +33,7 @@ class WebhookEndpointChange:
     description: str | Unset = UNSET
     enabled: bool | Unset = UNSET
     events: list[EventType] | Unset = UNSET
+    payload: WebhookEndpointChangePayload | Unset = UNSET
     throttle_rate: int | None | Unset = UNSET
     url: str | Unset = UNSET
 
@@ -42,6 +48,10 @@ class WebhookEndpointChange:
             for events_item_data in self.events:
                 events_item = events_item_data.value
                 events.append(events_item)
+
+        payload: str | Unset = UNSET
+        if not isinstance(self.payload, Unset):
+            payload = self.payload.value
 
         throttle_rate: int | None | Unset
         if isinstance(self.throttle_rate, Unset):
@@ -60,6 +70,8 @@ class WebhookEndpointChange:
             field_dict["enabled"] = enabled
         if events is not UNSET:
             field_dict["events"] = events
+        if payload is not UNSET:
+            field_dict["payload"] = payload
         if throttle_rate is not UNSET:
             field_dict["throttle_rate"] = throttle_rate
         if url is not UNSET:
@@ -83,6 +95,13 @@ class WebhookEndpointChange:
 
                 events.append(events_item)
 
+        _payload = d.pop("payload", UNSET)
+        payload: WebhookEndpointChangePayload | Unset
+        if isinstance(_payload, Unset):
+            payload = UNSET
+        else:
+            payload = WebhookEndpointChangePayload(_payload)
+
         def _parse_throttle_rate(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -98,6 +117,7 @@ class WebhookEndpointChange:
             description=description,
             enabled=enabled,
             events=events,
+            payload=payload,
             throttle_rate=throttle_rate,
             url=url,
         )

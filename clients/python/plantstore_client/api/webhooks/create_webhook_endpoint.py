@@ -121,8 +121,8 @@ def sync_detailed(
     with its own secret as Standard Webhooks says. Keep the secret: no other answer shows it.
     The url's host must be, and resolve to, public addresses, unless
     PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS allows them; a name that does not resolve yet is
-    accepted. `throttle_rate` caps its attempts a second over every worker. Unknown keys are
-    refused.
+    accepted. `throttle_rate` caps its attempts a second over every worker. `payload` chooses
+    its bodies, the feed's Event (`event`) by default. Unknown keys are refused.
 
     Args:
         body (NewWebhookEndpoint):
@@ -157,8 +157,8 @@ def sync(
     with its own secret as Standard Webhooks says. Keep the secret: no other answer shows it.
     The url's host must be, and resolve to, public addresses, unless
     PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS allows them; a name that does not resolve yet is
-    accepted. `throttle_rate` caps its attempts a second over every worker. Unknown keys are
-    refused.
+    accepted. `throttle_rate` caps its attempts a second over every worker. `payload` chooses
+    its bodies, the feed's Event (`event`) by default. Unknown keys are refused.
 
     Args:
         body (NewWebhookEndpoint):
@@ -188,8 +188,8 @@ async def asyncio_detailed(
     with its own secret as Standard Webhooks says. Keep the secret: no other answer shows it.
     The url's host must be, and resolve to, public addresses, unless
     PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS allows them; a name that does not resolve yet is
-    accepted. `throttle_rate` caps its attempts a second over every worker. Unknown keys are
-    refused.
+    accepted. `throttle_rate` caps its attempts a second over every worker. `payload` chooses
+    its bodies, the feed's Event (`event`) by default. Unknown keys are refused.
 
     Args:
         body (NewWebhookEndpoint):
@@ -222,8 +222,8 @@ async def asyncio(
     with its own secret as Standard Webhooks says. Keep the secret: no other answer shows it.
     The url's host must be, and resolve to, public addresses, unless
     PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS allows them; a name that does not resolve yet is
-    accepted. `throttle_rate` caps its attempts a second over every worker. Unknown keys are
-    refused.
+    accepted. `throttle_rate` caps its attempts a second over every worker. `payload` chooses
+    its bodies, the feed's Event (`event`) by default. Unknown keys are refused.
 
     Args:
         body (NewWebhookEndpoint):

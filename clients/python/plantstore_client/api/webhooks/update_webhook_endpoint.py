@@ -120,8 +120,9 @@ def sync_detailed(
      `enabled: false` disables it: it gets no new events, and its pending deliveries fail, to
     be recovered once it is enabled again. `enabled: true` enables it and clears
     `disabled_reason`. A new url is checked as at registration. A new `throttle_rate` paces
-    its attempts within a second, those already pending too; `null` lifts it. Unknown keys are
-    refused.
+    its attempts within a second, those already pending too; `null` lifts it. A new `payload`
+    holds for every attempt from then on, a pending delivery's next one and a resend's too.
+    Unknown keys are refused.
 
     Args:
         id (str):
@@ -158,8 +159,9 @@ def sync(
      `enabled: false` disables it: it gets no new events, and its pending deliveries fail, to
     be recovered once it is enabled again. `enabled: true` enables it and clears
     `disabled_reason`. A new url is checked as at registration. A new `throttle_rate` paces
-    its attempts within a second, those already pending too; `null` lifts it. Unknown keys are
-    refused.
+    its attempts within a second, those already pending too; `null` lifts it. A new `payload`
+    holds for every attempt from then on, a pending delivery's next one and a resend's too.
+    Unknown keys are refused.
 
     Args:
         id (str):
@@ -191,8 +193,9 @@ async def asyncio_detailed(
      `enabled: false` disables it: it gets no new events, and its pending deliveries fail, to
     be recovered once it is enabled again. `enabled: true` enables it and clears
     `disabled_reason`. A new url is checked as at registration. A new `throttle_rate` paces
-    its attempts within a second, those already pending too; `null` lifts it. Unknown keys are
-    refused.
+    its attempts within a second, those already pending too; `null` lifts it. A new `payload`
+    holds for every attempt from then on, a pending delivery's next one and a resend's too.
+    Unknown keys are refused.
 
     Args:
         id (str):
@@ -227,8 +230,9 @@ async def asyncio(
      `enabled: false` disables it: it gets no new events, and its pending deliveries fail, to
     be recovered once it is enabled again. `enabled: true` enables it and clears
     `disabled_reason`. A new url is checked as at registration. A new `throttle_rate` paces
-    its attempts within a second, those already pending too; `null` lifts it. Unknown keys are
-    refused.
+    its attempts within a second, those already pending too; `null` lifts it. A new `payload`
+    holds for every attempt from then on, a pending delivery's next one and a resend's too.
+    Unknown keys are refused.
 
     Args:
         id (str):
