@@ -18,7 +18,7 @@ from support.local_servers import (
     postgres_binaries_or_skip,
 )
 from support.receivers import Receiver
-from support.tokens import TOKEN, issue_admin_token
+from support.tokens import TOKEN, issue_admin_token, issue_read_only_token
 
 # The longest cases (`pytest --durations`, docs/development.md), longest first, started before
 # the others so that none is left running alone on one xdist worker at the end.
@@ -287,6 +287,12 @@ def auth_headers():
 def admin_headers(app):
     """Headers of a request with an admin token, which is issued in the app's database."""
     return issue_admin_token(app)
+
+
+@pytest.fixture
+def read_only_headers(app):
+    """Headers of a request with a read-only token, which is issued in the app's database."""
+    return issue_read_only_token(app)
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""The JSON shapes of the events feed: an Event, and the query of a page of them."""
+"""The JSON shapes of the events feed: an Event, the query of a page of them, and an entry of
+the event catalog."""
 
 from flask import current_app
 from marshmallow import Schema, ValidationError, fields, validate
@@ -8,10 +9,27 @@ from . import declared, ids
 
 EXAMPLE_ID = "ev_745_42"
 LIMIT = validate.Range(min=1, max=1000)
+# The JSON Schema draft of the event catalog's schemas, which OpenAPI 3.1 speaks too.
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+# A catalog entry's schema, abridged, for the document's example.
+DATA_SCHEMA_EXAMPLE = {
+    "$schema": DIALECT,
+    "type": "object",
+    "properties": {"id": {"type": "integer", "format": "int64"}, "name": {"type": "string"}},
+    "required": ["id", "name"],
+    "additionalProperties": False,
+}
 NOT_GIVEN = (
     "Not an event id the feed gave: take it from an event, or from the Link header of the page "
     "before."
 )
+
+
+def event_type():
+    """A required field that names an event type: the document refers it to EventType."""
+    return fields.String(
+        required=True, metadata={"event_type": True, "examples": ["plant.created"]}
+    )
 
 
 class EventSchema(Schema):
@@ -26,10 +44,7 @@ class EventSchema(Schema):
             "examples": [EXAMPLE_ID],
         },
     )
-    type = fields.String(
-        required=True,
-        metadata={"event_type": True, "examples": ["plant.created"]},
-    )
+    type = event_type()
     created_at = fields.DateTime(
         required=True,
         metadata={
@@ -43,6 +58,28 @@ class EventSchema(Schema):
             "description": "The body that a webhook delivery of this type carries (see the "
             "webhooks section)",
             "examples": [{"id": 1, "name": "Monstera", "tag": "tropical"}],
+        },
+    )
+
+
+class CatalogEntrySchema(Schema):
+    """CatalogEntry: one event type, as the event catalog (GET /event-types) shows it."""
+
+    type = event_type()
+    description = fields.String(
+        required=True,
+        metadata={
+            "description": "What happened, and who is sent the event",
+            "examples": ["A plant was created. Sent once a new plant is stored."],
+        },
+    )
+    schema = fields.Dict(
+        required=True,
+        metadata={
+            "description": "The JSON Schema (draft 2020-12) of the type's data, the body that "
+            'a delivery under the payload "plant" carries: every event of the type in the '
+            "feed validates against it, and it allows no key the service does not send",
+            "examples": [DATA_SCHEMA_EXAMPLE],
         },
     )
 

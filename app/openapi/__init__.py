@@ -123,8 +123,8 @@ def _event_types_pattern(names):
 
 
 def _register_schemas(spec, operations, event_types):
-    # Error is every error's body, and each event's body is declared, whatever the routes say.
-    schemas = [ErrorSchema, *(event.body for event in event_types)]
+    # Error is every error's body, whatever the routes say.
+    schemas = [ErrorSchema]
     for op in operations:
         schemas.append(op.body)
         schemas.extend(answer["schema"] for answer in op.responses.values())
@@ -136,6 +136,9 @@ def _register_schemas(spec, operations, event_types):
     for schema in sorted(classes, key=lambda cls: cls.__name__):
         name = schema.__name__.removesuffix("Schema")
         spec.components.schema(name, {"examples": [apidoc.example(schema)]}, schema=schema)
+    # What a webhook delivers: each event type's body under each payload.
+    for name, schema in webhooks_openapi.schemas(event_types).items():
+        spec.components.schema(name, schema)
 
 
 def _module_summary(view, fallback):

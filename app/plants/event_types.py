@@ -30,4 +30,5 @@ DELETED = EventType(
     body=StoredPlantSchema,
 )
 
-EVENT_TYPES = (CREATED, DELETED, UPDATED)
+# In the contract's order, which the catalog (GET /event-types) and the document keep.
+EVENT_TYPES = (CREATED, UPDATED, DELETED)

@@ -10,6 +10,7 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 import pytest
 from plantstore_client import AuthenticatedClient, Client
+from plantstore_client.api.event_types import list_event_types
 from plantstore_client.api.events import list_events
 from plantstore_client.api.health import healthz, livez
 from plantstore_client.api.openapi import openapi_document
@@ -136,7 +137,8 @@ def test_every_operation_of_the_document_succeeds_through_the_client(
 
 
 def _drive_events(client):
-    """GET /events through the typed client: the changes to plant 10 above, in order."""
+    """GET /events through the typed client: the changes to plant 10 above, in order; and
+    GET /event-types, whose types are theirs, in the same order."""
     types = "plant.created,plant.updated,plant.deleted"
     page = list_events.sync_detailed(client=client, types=types, limit=1000)
     assert 'rel="next"' in page.headers["Link"]
@@ -148,6 +150,10 @@ def _drive_events(client):
     ]
     assert mine[-1].data.additional_properties == {"id": 10, "name": "Swiss cheese plant"}
     assert mine[0].created_at.utcoffset() == datetime.timedelta(0)
+    catalog = list_event_types.sync(client=client)
+    assert [entry.type_ for entry in catalog] == [event.type_ for event in mine]
+    schema = catalog[-1].schema.additional_properties
+    assert set(schema["properties"]) == set(mine[-1].data.additional_properties) | {"tag"}
 
 
 def _drive_webhooks(admin, database_url):

@@ -7,17 +7,13 @@ import re
 import pytest
 
 from app import database
-from app.auth import READ_ONLY
 from app.database import utcnow
 from app.events import cursors, retention, store
 from app.events.ids import START
-from app.tokens import store as token_store
-from app.tokens.lookup import token_hash
 from support.errors import assert_error
 from support.webhooks import create
 
 ID = re.compile(r"ev_[0-9]+_[0-9]+")
-READ_ONLY_TOKEN = "pst_test-read-only-token-0123456789"
 DROPPED = re.compile(r"dropped.*start", re.IGNORECASE)
 
 
@@ -109,10 +105,9 @@ def test_types_filter_the_page_and_the_link_keeps_them(client, auth_headers):
 
 
 @pytest.mark.backend_independent
-def test_a_read_only_token_reads_the_feed(app, client):
-    token_store.create(database.of(app), "ro", token_hash(READ_ONLY_TOKEN), READ_ONLY, None)
+def test_a_read_only_token_reads_the_feed(client, read_only_headers):
     create_plants(client, 1)
-    page, _ = feed(client, {"Authorization": f"Bearer {READ_ONLY_TOKEN}"})
+    page, _ = feed(client, read_only_headers)
     assert [event["type"] for event in page] == ["plant.created"]
 
 

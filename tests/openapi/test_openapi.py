@@ -73,6 +73,13 @@ def test_document_carries_the_limits_the_service_enforces(client):
         "Recovery",
         "EventType",
         "Event",
+        "CatalogEntry",
+        # Each webhook's body under each payload: plant, event, thin.
+        *(
+            f"Plant{change}{payload}"
+            for change in ("Created", "Updated", "Deleted")
+            for payload in ("Data", "Event", "ThinEvent")
+        ),
     }
     new_plant = schemas["NewPlant"]
     assert new_plant["required"] == ["id", "name"]
@@ -111,7 +118,8 @@ def test_webhook_endpoints_carry_the_limits_the_service_enforces(client):
     events = new["properties"]["events"]
     assert (events["type"], events["minItems"]) == ("array", 1)
     assert events["items"] == {"$ref": "#/components/schemas/EventType"}
-    assert schemas["EventType"]["enum"] == list(document["webhooks"])
+    assert schemas["EventType"]["enum"] == ["plant.created", "plant.updated", "plant.deleted"]
+    assert set(schemas["EventType"]["enum"]) == set(document["webhooks"])
     assert "required" not in schemas["WebhookEndpointChange"]
     assert "secret" not in schemas["WebhookEndpoint"]["properties"]
     assert "secret" in schemas["CreatedWebhookEndpoint"]["properties"]
@@ -129,7 +137,8 @@ def test_webhook_posts_a_new_plant_with_its_signature_headers(client):
     assert list(webhooks) == ["plant.created", "plant.deleted", "plant.updated"]
     post = webhooks["plant.created"]["post"]
     body = post["requestBody"]["content"]["application/json"]
-    assert body["schema"] == {"$ref": "#/components/schemas/NewPlant"}
+    names = ["PlantCreatedData", "PlantCreatedEvent", "PlantCreatedThinEvent"]
+    assert body["schema"] == {"anyOf": [{"$ref": f"#/components/schemas/{n}"} for n in names]}
     assert {param["name"]: (param["in"], param["required"]) for param in post["parameters"]} == {
         "X-Plantstore-Event": ("header", True),
         "X-Plantstore-Delivery": ("header", True),
@@ -173,6 +182,7 @@ def test_webhook_posts_a_new_plant_with_its_signature_headers(client):
             {202, 400, 401, 403, 404, 405, 409, 413, 415, 429, 500, 503},
         ),
         ("/events", "get", {200, 400, 401, 404, 405, 410, 429, 500, 503}),
+        ("/event-types", "get", {200, 401, 404, 405, 429, 500, 503}),
         ("/healthz", "get", {200, 404, 405, 500, 503}),
         ("/openapi.json", "get", {200, 404, 405, 500}),
     ],
@@ -184,7 +194,7 @@ def test_every_status_an_operation_gives_is_documented(client, path, method, sta
     for status in statuses - {200, 201, 202, 204, 304}:
         response = responses[str(status)]
         # Rate limited: each answer has the headers.
-        if path.startswith(("/plants", "/webhooks", "/events")):
+        if path.startswith(("/plants", "/webhooks", "/events", "/event-types")):
             assert {*RATE_LIMIT_HEADERS, "Retry-After"} & set(response["headers"]) == (
                 set(RATE_LIMIT_HEADERS) if status != 405 else set()
             ) | ({"Retry-After"} if status in (429, 503) else set())
@@ -213,7 +223,7 @@ def test_rate_limit_headers_are_declared_on_every_answer_of_a_plants_operation(
 def test_every_operation_has_a_declared_tag_a_description_and_an_id(client):
     document = client.get("/openapi.json").get_json()
     tags = {tag["name"]: tag["description"] for tag in document["tags"]}
-    assert {"plants", "webhooks", "events", "health", "openapi"} <= set(tags)
+    assert {"plants", "webhooks", "events", "event_types", "health", "openapi"} <= set(tags)
     assert all(tags.values())
     operations = [op for item in document["paths"].values() for op in item.values()]
     for operation in operations:
@@ -225,7 +235,7 @@ def test_every_operation_has_a_declared_tag_a_description_and_an_id(client):
 @pytest.mark.backend_independent
 def test_the_document_lists_the_resources_a_client_came_for_first(client):
     tags = [tag["name"] for tag in client.get("/openapi.json").get_json()["tags"]]
-    assert tags == ["plants", "webhooks", "events", "health", "openapi"]
+    assert tags == ["plants", "webhooks", "events", "event_types", "health", "openapi"]
 
 
 @pytest.mark.backend_independent

@@ -1,5 +1,7 @@
 """Contains all the data models used in inputs/outputs"""
 
+from .catalog_entry import CatalogEntry
+from .catalog_entry_schema import CatalogEntrySchema
 from .created_webhook_endpoint import CreatedWebhookEndpoint
 from .created_webhook_endpoint_payload import CreatedWebhookEndpointPayload
 from .delivery import Delivery
@@ -20,6 +22,18 @@ from .new_webhook_secret import NewWebhookSecret
 from .openapi_document_response_200 import OpenapiDocumentResponse200
 from .plant import Plant
 from .plant_change import PlantChange
+from .plant_created_data import PlantCreatedData
+from .plant_created_event import PlantCreatedEvent
+from .plant_created_thin_event import PlantCreatedThinEvent
+from .plant_created_thin_event_data import PlantCreatedThinEventData
+from .plant_deleted_data import PlantDeletedData
+from .plant_deleted_event import PlantDeletedEvent
+from .plant_deleted_thin_event import PlantDeletedThinEvent
+from .plant_deleted_thin_event_data import PlantDeletedThinEventData
+from .plant_updated_data import PlantUpdatedData
+from .plant_updated_event import PlantUpdatedEvent
+from .plant_updated_thin_event import PlantUpdatedThinEvent
+from .plant_updated_thin_event_data import PlantUpdatedThinEventData
 from .recovery import Recovery
 from .stored_plant import StoredPlant
 from .webhook_endpoint import WebhookEndpoint
@@ -28,6 +42,8 @@ from .webhook_endpoint_change_payload import WebhookEndpointChangePayload
 from .webhook_endpoint_payload import WebhookEndpointPayload
 
 __all__ = (
+    "CatalogEntry",
+    "CatalogEntrySchema",
     "CreatedWebhookEndpoint",
     "CreatedWebhookEndpointPayload",
     "Delivery",
@@ -48,6 +64,18 @@ __all__ = (
     "OpenapiDocumentResponse200",
     "Plant",
     "PlantChange",
+    "PlantCreatedData",
+    "PlantCreatedEvent",
+    "PlantCreatedThinEvent",
+    "PlantCreatedThinEventData",
+    "PlantDeletedData",
+    "PlantDeletedEvent",
+    "PlantDeletedThinEvent",
+    "PlantDeletedThinEventData",
+    "PlantUpdatedData",
+    "PlantUpdatedEvent",
+    "PlantUpdatedThinEvent",
+    "PlantUpdatedThinEventData",
     "Recovery",
     "StoredPlant",
     "WebhookEndpoint",
