@@ -90,6 +90,7 @@ def _new_spec(event_types):
     names = [event.name for event in event_types]
     plugin.converter.add_attribute_function(_event_type_reference)
     plugin.converter.add_attribute_function(_event_types_pattern(names))
+    plugin.converter.add_attribute_function(_enum_reference(spec))
     spec.components.schema(
         "EventType",
         {
@@ -120,6 +121,24 @@ def _event_types_pattern(names):
     one = "(" + "|".join(re.escape(name) for name in names) + ")"
     pattern = {"pattern": f"^{one}(,{one})*$"}
     return lambda _converter, field, ret: pattern if field.metadata.get("event_types") else {}
+
+
+def _enum_reference(spec):
+    """A field whose values are an enum's and that names its component
+    (``metadata={"component": "WebhookPayload"}``) refers to one schema of them, declared at its
+    first use: a client then has one type for it, not one per schema that holds the field."""
+
+    def attribute(_converter, field, ret):
+        name = field.metadata.get("component")
+        if name is None:
+            return {}
+        values = ret.pop("enum")
+        ret.pop("type", None)  # the reference says it
+        if name not in spec.components.schemas:
+            spec.components.schema(name, {"type": "string", "enum": values, "examples": values[:1]})
+        return {"$ref": f"#/components/schemas/{name}"}
+
+    return attribute
 
 
 def _register_schemas(spec, operations, event_types):

@@ -7,8 +7,7 @@ CREATED = EventType(
     name="plant.created",
     summary="A plant was created.",
     description="Sent once a new plant is stored (never for a replayed create), to the "
-    "operator's receivers and to every endpoint subscribed to it, with the NewPlant as its "
-    "JSON body.",
+    "operator's receivers and to every endpoint subscribed to it. Its data is the NewPlant.",
     operation_id="plantCreated",
     body=NewPlantSchema,
     operator=True,
@@ -17,15 +16,15 @@ UPDATED = EventType(
     name="plant.updated",
     summary="A plant was changed.",
     description="Sent once a PATCH changes a plant (never for one that changes nothing), to "
-    "every endpoint subscribed to it, with the StoredPlant as it now is as its JSON body.",
+    "every endpoint subscribed to it. Its data is the StoredPlant as it now is.",
     operation_id="plantUpdated",
     body=StoredPlantSchema,
 )
 DELETED = EventType(
     name="plant.deleted",
     summary="A plant was deleted.",
-    description="Sent once a plant is deleted (a 204), to every endpoint subscribed to it, "
-    "with the StoredPlant that was deleted as its JSON body.",
+    description="Sent once a plant is deleted (a 204), to every endpoint subscribed to it. Its "
+    "data is the StoredPlant that was deleted.",
     operation_id="plantDeleted",
     body=StoredPlantSchema,
 )

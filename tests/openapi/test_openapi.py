@@ -71,6 +71,7 @@ def test_document_carries_the_limits_the_service_enforces(client):
         "NewWebhookSecret",
         "Delivery",
         "Recovery",
+        "WebhookPayload",
         "EventType",
         "Event",
         "CatalogEntry",
@@ -120,6 +121,12 @@ def test_webhook_endpoints_carry_the_limits_the_service_enforces(client):
     assert events["items"] == {"$ref": "#/components/schemas/EventType"}
     assert schemas["EventType"]["enum"] == ["plant.created", "plant.updated", "plant.deleted"]
     assert set(schemas["EventType"]["enum"]) == set(document["webhooks"])
+    # One type of payload, wherever an endpoint's shape has it.
+    assert schemas["WebhookPayload"]["enum"] == ["plant", "event", "thin"]
+    for shape in ("NewWebhookEndpoint", "WebhookEndpointChange", "WebhookEndpoint"):
+        payload = schemas[shape]["properties"]["payload"]
+        assert payload["$ref"] == "#/components/schemas/WebhookPayload", shape
+    assert new["properties"]["payload"]["default"] == "event"
     assert "required" not in schemas["WebhookEndpointChange"]
     assert "secret" not in schemas["WebhookEndpoint"]["properties"]
     assert "secret" in schemas["CreatedWebhookEndpoint"]["properties"]

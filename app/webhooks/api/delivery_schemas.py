@@ -8,7 +8,7 @@ from marshmallow import Schema, fields, validate
 
 from ...validation import IntegerLiteral
 from ..tables.deliveries import STATUSES
-from .schemas import LIMIT, Pattern, endpoint_id_field
+from .queries import LIMIT, Pattern, endpoint_id_field
 
 DELIVERY_ID = Pattern("^[A-Za-z0-9_-]{1,32}$", error="Not a valid id.")
 RFC3339 = re.compile(

@@ -15,8 +15,8 @@ from .delivery_schemas import (
     RecoverySchema,
     cursor,
 )
+from .queries import EndpointIdSchema
 from .routes import NO_SUCH_ENDPOINT, NOT_FOUND
-from .schemas import EndpointIdSchema
 
 NEXT_PAGE = {
     "description": 'While older deliveries remain, `<URL of the next, older page>; rel="next"`; '

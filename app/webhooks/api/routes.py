@@ -13,10 +13,9 @@ from ..security import keys
 from ..tables import endpoints
 from ..tables.endpoints import rotation
 from . import registration
+from .queries import EndpointIdSchema, EndpointListQuerySchema
 from .schemas import (
     CreatedWebhookEndpointSchema,
-    EndpointIdSchema,
-    EndpointListQuerySchema,
     NewWebhookEndpointSchema,
     NewWebhookSecretSchema,
     WebhookEndpointChangeSchema,

@@ -1,5 +1,6 @@
-"""The JSON shapes of /webhooks: endpoints, what a create and a change take, deliveries, the
-recover body, and the queries and ids of the paths.
+"""The JSON shapes of /webhooks' endpoints: an endpoint, what a create and a change take, and a
+new secret (the delivery log's are in delivery_schemas.py, the queries and path ids in
+queries.py).
 
 Unlike /plants, a body with an unknown key is refused: a misspelt ``enabeld`` must not leave an
 endpoint on while its owner believes it off.
@@ -12,33 +13,18 @@ from flask import current_app
 from marshmallow import Schema, ValidationError, fields, post_load, validate
 
 from ... import events
-from ...validation import NO_NUL, TEXT_MAX, IntegerLiteral, StrictBoolean, clean_text
+from ...validation import NO_NUL, TEXT_MAX, StrictBoolean, clean_text
 from ..payloads import EVENT, Payload
 from ..security import guard
-from ..tables.endpoints import ID_LENGTH
+from .queries import EXAMPLE_ID
 
 URL_MAX = 2048
+THROTTLE_MIN, THROTTLE_MAX = 1, 10000
 # Characters a URL never holds as they are (RFC 3986); urlsplit would drop some silently.
 NOT_IN_URL = re.compile(r"[\x00-\x20\x7f]")
 # The document's pattern of a url: the service refuses every string it does not match, and some
 # that it does (a port out of range, a host that is not a name, an address that is not public).
 URL_PATTERN = r"^[Hh][Tt][Tt][Pp][Ss]?://[^\x00-\x20\x7f#]+$"
-
-
-class Pattern(validate.Regexp):
-    """A string the whole of which matches regex (a JSON Schema pattern, in ^ and $)."""
-
-    def __call__(self, value):
-        """value, or ValidationError when the pattern does not match all of it."""
-        if self.regex.fullmatch(value) is None:
-            raise ValidationError(self._format_error(value))
-        return value
-
-
-ENDPOINT_ID = Pattern(f"^[A-Za-z0-9_-]{{1,{ID_LENGTH}}}$", error="Not a valid id.")
-EXAMPLE_ID = "ep_Jq3vX0bqkA2mXcT7yZ9o1w"
-LIMIT = validate.Range(min=1, max=1000)
-THROTTLE_MIN, THROTTLE_MAX = 1, 10000
 
 
 def _url(value):
@@ -140,6 +126,8 @@ def _payload_field(**options):
         Payload,
         by_value=True,
         metadata={
+            # One type for it in the document and the client, wherever it is.
+            "component": "WebhookPayload",
             "description": "The body each delivery carries: `plant`, the plant alone; `event`, "
             "the Event as GET /events shows it, its type and place in the feed signed with it; "
             "`thin`, that Event with the plant's id alone as its data. A change holds for every "
@@ -229,39 +217,3 @@ class CreatedWebhookEndpointSchema(WebhookEndpointSchema):
     """CreatedWebhookEndpoint: the answer of a create, the only one that holds the secret."""
 
     secret = SECRET
-
-
-class EndpointListQuerySchema(Schema):
-    """The query of GET /webhooks: a page of at most limit endpoints with ids above after."""
-
-    limit = IntegerLiteral(
-        load_default=100,
-        validate=LIMIT,
-        metadata={"description": "Most endpoints in one page", "default": 100, "examples": [2]},
-    )
-    after = fields.String(
-        validate=ENDPOINT_ID,
-        metadata={
-            "description": "Only endpoints with a larger id",
-            "examples": [EXAMPLE_ID],
-        },
-    )
-
-
-def endpoint_id_field():
-    """The {id} of a path under /webhooks/."""
-    return fields.String(
-        data_key="id",
-        required=True,
-        validate=ENDPOINT_ID,
-        metadata={
-            "description": "The id of the endpoint",
-            "examples": [EXAMPLE_ID],
-        },
-    )
-
-
-class EndpointIdSchema(Schema):
-    """The {id} of /webhooks/{id}."""
-
-    endpoint_id = endpoint_id_field()

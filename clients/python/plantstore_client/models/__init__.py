@@ -3,7 +3,6 @@
 from .catalog_entry import CatalogEntry
 from .catalog_entry_schema import CatalogEntrySchema
 from .created_webhook_endpoint import CreatedWebhookEndpoint
-from .created_webhook_endpoint_payload import CreatedWebhookEndpointPayload
 from .delivery import Delivery
 from .delivery_status import DeliveryStatus
 from .error import Error
@@ -17,7 +16,6 @@ from .livez_response_200 import LivezResponse200
 from .livez_response_200_status import LivezResponse200Status
 from .new_plant import NewPlant
 from .new_webhook_endpoint import NewWebhookEndpoint
-from .new_webhook_endpoint_payload import NewWebhookEndpointPayload
 from .new_webhook_secret import NewWebhookSecret
 from .openapi_document_response_200 import OpenapiDocumentResponse200
 from .plant import Plant
@@ -38,14 +36,12 @@ from .recovery import Recovery
 from .stored_plant import StoredPlant
 from .webhook_endpoint import WebhookEndpoint
 from .webhook_endpoint_change import WebhookEndpointChange
-from .webhook_endpoint_change_payload import WebhookEndpointChangePayload
-from .webhook_endpoint_payload import WebhookEndpointPayload
+from .webhook_payload import WebhookPayload
 
 __all__ = (
     "CatalogEntry",
     "CatalogEntrySchema",
     "CreatedWebhookEndpoint",
-    "CreatedWebhookEndpointPayload",
     "Delivery",
     "DeliveryStatus",
     "Error",
@@ -59,7 +55,6 @@ __all__ = (
     "LivezResponse200Status",
     "NewPlant",
     "NewWebhookEndpoint",
-    "NewWebhookEndpointPayload",
     "NewWebhookSecret",
     "OpenapiDocumentResponse200",
     "Plant",
@@ -80,6 +75,5 @@ __all__ = (
     "StoredPlant",
     "WebhookEndpoint",
     "WebhookEndpointChange",
-    "WebhookEndpointChangePayload",
-    "WebhookEndpointPayload",
+    "WebhookPayload",
 )

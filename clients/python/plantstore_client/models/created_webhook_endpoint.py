@@ -6,8 +6,8 @@ from typing import Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
-from ..models.created_webhook_endpoint_payload import CreatedWebhookEndpointPayload
 from ..models.event_type import EventType
+from ..models.webhook_payload import WebhookPayload
 
 T = TypeVar("T", bound="CreatedWebhookEndpoint")
 
@@ -23,10 +23,7 @@ class CreatedWebhookEndpoint:
             enabled again
         events (list[EventType]): The event types the endpoint gets
         id (str): Assigned by the service; opaque
-        payload (CreatedWebhookEndpointPayload): The body each delivery carries: `plant`, the plant alone; `event`, the
-            Event as GET /events shows it, its type and place in the feed signed with it; `thin`, that Event with the
-            plant's id alone as its data. A change holds for every attempt from then on, a pending delivery's next one and a
-            resend's too
+        payload (WebhookPayload):
         secret (str): Shown this once: `whsec_` and the base64 of the signing key, as a Standard Webhooks library takes
             it
         throttle_rate (int | None): The most attempts a second the endpoint gets, retries and resends included, over
@@ -41,7 +38,7 @@ class CreatedWebhookEndpoint:
     enabled: bool
     events: list[EventType]
     id: str
-    payload: CreatedWebhookEndpointPayload
+    payload: WebhookPayload
     secret: str
     throttle_rate: int | None
     url: str
@@ -116,7 +113,7 @@ class CreatedWebhookEndpoint:
 
         id = d.pop("id")
 
-        payload = CreatedWebhookEndpointPayload(d.pop("payload"))
+        payload = WebhookPayload(d.pop("payload"))
 
         secret = d.pop("secret")
 

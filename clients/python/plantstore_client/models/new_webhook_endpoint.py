@@ -6,7 +6,7 @@ from typing import Any, TypeVar, cast
 from attrs import define as _attrs_define
 
 from ..models.event_type import EventType
-from ..models.new_webhook_endpoint_payload import NewWebhookEndpointPayload
+from ..models.webhook_payload import WebhookPayload
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="NewWebhookEndpoint")
@@ -22,10 +22,7 @@ class NewWebhookEndpoint:
         enabled (bool | Unset): Whether the endpoint gets events; false fails its pending deliveries, to be recovered
             once it is enabled again Default: True.
         events (list[EventType] | Unset): The event types the endpoint gets; by default, every one
-        payload (NewWebhookEndpointPayload | Unset): The body each delivery carries: `plant`, the plant alone; `event`,
-            the Event as GET /events shows it, its type and place in the feed signed with it; `thin`, that Event with the
-            plant's id alone as its data. A change holds for every attempt from then on, a pending delivery's next one and a
-            resend's too Default: NewWebhookEndpointPayload.EVENT.
+        payload (WebhookPayload | Unset):
         throttle_rate (int | None | Unset): The most attempts a second the endpoint gets, retries and resends included,
             over every worker and host; null: no limit
     """
@@ -34,7 +31,7 @@ class NewWebhookEndpoint:
     description: str | Unset = ""
     enabled: bool | Unset = True
     events: list[EventType] | Unset = UNSET
-    payload: NewWebhookEndpointPayload | Unset = NewWebhookEndpointPayload.EVENT
+    payload: WebhookPayload | Unset = UNSET
     throttle_rate: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -100,11 +97,11 @@ class NewWebhookEndpoint:
                 events.append(events_item)
 
         _payload = d.pop("payload", UNSET)
-        payload: NewWebhookEndpointPayload | Unset
+        payload: WebhookPayload | Unset
         if isinstance(_payload, Unset):
             payload = UNSET
         else:
-            payload = NewWebhookEndpointPayload(_payload)
+            payload = WebhookPayload(_payload)
 
         def _parse_throttle_rate(data: object) -> int | None | Unset:
             if data is None:

@@ -7,7 +7,7 @@ from typing import Any, TypeVar, cast
 from attrs import define as _attrs_define
 
 from ..models.event_type import EventType
-from ..models.webhook_endpoint_payload import WebhookEndpointPayload
+from ..models.webhook_payload import WebhookPayload
 
 T = TypeVar("T", bound="WebhookEndpoint")
 
@@ -23,10 +23,7 @@ class WebhookEndpoint:
             enabled again
         events (list[EventType]): The event types the endpoint gets
         id (str): Assigned by the service; opaque
-        payload (WebhookEndpointPayload): The body each delivery carries: `plant`, the plant alone; `event`, the Event
-            as GET /events shows it, its type and place in the feed signed with it; `thin`, that Event with the plant's id
-            alone as its data. A change holds for every attempt from then on, a pending delivery's next one and a resend's
-            too
+        payload (WebhookPayload):
         throttle_rate (int | None): The most attempts a second the endpoint gets, retries and resends included, over
             every worker and host; null: no limit
         url (str): Where deliveries are POSTed: an absolute http:// or https:// URL without a fragment, whose host is,
@@ -39,7 +36,7 @@ class WebhookEndpoint:
     enabled: bool
     events: list[EventType]
     id: str
-    payload: WebhookEndpointPayload
+    payload: WebhookPayload
     throttle_rate: int | None
     url: str
 
@@ -110,7 +107,7 @@ class WebhookEndpoint:
 
         id = d.pop("id")
 
-        payload = WebhookEndpointPayload(d.pop("payload"))
+        payload = WebhookPayload(d.pop("payload"))
 
         def _parse_throttle_rate(data: object) -> int | None:
             if data is None:

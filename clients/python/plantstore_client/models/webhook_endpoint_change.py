@@ -6,7 +6,7 @@ from typing import Any, TypeVar, cast
 from attrs import define as _attrs_define
 
 from ..models.event_type import EventType
-from ..models.webhook_endpoint_change_payload import WebhookEndpointChangePayload
+from ..models.webhook_payload import WebhookPayload
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="WebhookEndpointChange")
@@ -20,10 +20,7 @@ class WebhookEndpointChange:
         enabled (bool | Unset): Whether the endpoint gets events; false fails its pending deliveries, to be recovered
             once it is enabled again
         events (list[EventType] | Unset): The event types the endpoint gets
-        payload (WebhookEndpointChangePayload | Unset): The body each delivery carries: `plant`, the plant alone;
-            `event`, the Event as GET /events shows it, its type and place in the feed signed with it; `thin`, that Event
-            with the plant's id alone as its data. A change holds for every attempt from then on, a pending delivery's next
-            one and a resend's too
+        payload (WebhookPayload | Unset):
         throttle_rate (int | None | Unset): The most attempts a second the endpoint gets, retries and resends included,
             over every worker and host; null: no limit
         url (str | Unset): Where deliveries are POSTed: an absolute http:// or https:// URL without a fragment, whose
@@ -33,7 +30,7 @@ class WebhookEndpointChange:
     description: str | Unset = UNSET
     enabled: bool | Unset = UNSET
     events: list[EventType] | Unset = UNSET
-    payload: WebhookEndpointChangePayload | Unset = UNSET
+    payload: WebhookPayload | Unset = UNSET
     throttle_rate: int | None | Unset = UNSET
     url: str | Unset = UNSET
 
@@ -96,11 +93,11 @@ class WebhookEndpointChange:
                 events.append(events_item)
 
         _payload = d.pop("payload", UNSET)
-        payload: WebhookEndpointChangePayload | Unset
+        payload: WebhookPayload | Unset
         if isinstance(_payload, Unset):
             payload = UNSET
         else:
-            payload = WebhookEndpointChangePayload(_payload)
+            payload = WebhookPayload(_payload)
 
         def _parse_throttle_rate(data: object) -> int | None | Unset:
             if data is None:

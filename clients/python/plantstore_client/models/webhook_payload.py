@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class WebhookEndpointChangePayload(StrEnum):
+class WebhookPayload(StrEnum):
     EVENT = "event"
     PLANT = "plant"
     THIN = "thin"
