@@ -112,11 +112,13 @@ class TricklingBodyReceiver(RawReceiver):
 class ScriptedReceiver(RawReceiver):
     """Answers the requests on each connection from a script: answer(number) gives the raw bytes
     of the answer to a connection's request number (0 first), or None to close it unanswered.
-    tls, an ssl.SSLContext, serves https. ``requests`` holds (connection, number, bytes)."""
+    tls, an ssl.SSLContext, serves https; closes, True to close each connection once answered.
+    ``requests`` holds (connection, number, bytes)."""
 
-    def __init__(self, answer, tls=None, host="127.0.0.1"):
+    def __init__(self, answer, tls=None, host="127.0.0.1", closes=False):
         self.answer = answer
         self.tls = tls
+        self.closes = closes
         self.requests = []
         self._connections = itertools.count()
         super().__init__(host)
@@ -139,6 +141,8 @@ class ScriptedReceiver(RawReceiver):
                 if answer is None:
                     return
                 self.send(conn, answer)
+                if self.closes:
+                    return
         except OSError:
             pass
         finally:

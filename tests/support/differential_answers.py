@@ -1,8 +1,9 @@
 """Answers as receivers send them, made by hypothesis for the sender's differential judge: every
 framing (Content-Length, chunked, neither, both, short), `Connection: close` and `keep-alive` in
 headers and trailers, HTTP/1.0 and 1.1, 0 to 7 interim answers, chunk extensions tiny and of
-70 KB, heads, bodies and the bytes that are not body on both sides of 65536, bare LF and CRLF,
-lenient forms, strays after the answer, and each answer's bytes cut at random."""
+70 KB, heads, bodies and the bytes that are not body on both sides of 65536, bodies on both
+sides of the 1024 bytes an attempt keeps, bare LF and CRLF, lenient forms, strays after the
+answer, and each answer's bytes cut at random."""
 
 import dataclasses
 import itertools
@@ -12,6 +13,8 @@ from hypothesis import strategies as st
 # The limits (docs/webhooks.md, issue 57): the head that fails an attempt, the body and the
 # bytes that are not body that a connection kept for the next request may have carried.
 LIMIT = 65536
+# The first bytes of a body that an attempt gives with its status (CONTRACT.md, Delivery).
+KEPT = 1024
 # Strategies made once: hypothesis validates each new one, and caches none made of a list.
 ENDS = st.sampled_from((b"\r\n", b"\n"))
 # Header lines as receivers send them, well formed, lenient (aiohttp accepts) or refused.
@@ -151,9 +154,12 @@ class Body:
 
 @st.composite
 def bodies(draw):
-    """A Body framed one way or another, of a few bytes or near the limit."""
+    """A Body framed one way or another, of a few bytes, near the bytes kept, or near the
+    limit."""
     if not _rarely(draw, 3):
         body = draw(SMALL)
+    elif draw(st.booleans()):  # every byte value in turn: where a piece is cut shows
+        body = (bytes(range(256)) * 5)[: KEPT + draw(NEAR)]
     else:  # one byte repeated: hypothesis prints it short
         body = draw(st.binary(min_size=1, max_size=1)) * (LIMIT + draw(NEAR))
     framing = "chunked" if draw(st.booleans()) else draw(FRAMINGS)

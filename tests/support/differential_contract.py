@@ -13,24 +13,34 @@ INTERIM_LIMIT = 5
 
 
 class Outcome(NamedTuple):
-    """An attempt's outcome: its answer ((status, Retry-After), "refused", "disconnected",
-    "head over limit" or "too many interim"), whether the head limit failed it, and whether
-    its connection may carry the next request."""
+    """An attempt's outcome: its answer ((status, Retry-After, the body's first bytes),
+    "refused", "disconnected", "head over limit" or "too many interim"), whether the head limit
+    failed it, and whether its connection may carry the next request."""
 
     answer: object
     head_limit: bool
     reusable: bool
 
 
+class Start(bytes):
+    """The start of a body: equal to any start of it."""
+
+    def __eq__(self, other):
+        return isinstance(other, bytes) and self.startswith(other)
+
+    __hash__ = bytes.__hash__
+
+
 def aiohttp_client(reading, answer):
-    """What aiohttp's client makes of the answer: the final answer's status and Retry-After
-    once its head is in, else "refused" or "disconnected"; the connection kept when the answer
-    was read whole, keeps it, and the receiver did not close it."""
+    """What aiohttp's client makes of the answer: the final answer's status, Retry-After and
+    the first bytes of its body once its head is in, else "refused" or "disconnected"; the
+    connection kept when the answer was read whole, keeps it, and the receiver did not close
+    it."""
     if reading.head is None:
         return Outcome("refused" if reading.refused else "disconnected", False, False)
     retry_after = None if reading.retry_after is None else reading.retry_after.strip()
     kept = reading.end is not None and reading.keeps and not answer.closes
-    return Outcome((reading.status, retry_after), False, kept)
+    return Outcome((reading.status, retry_after, reading.kept), False, kept)
 
 
 def head_over_limit(reading, answer, outcome):
@@ -86,6 +96,17 @@ def framing_over_keep_limit(reading, answer, outcome):
     return _closed(outcome) if over else None
 
 
+def framing_cuts_the_body(reading, answer, outcome):
+    """Once the bytes that are not body pass 64 KiB, the attempt ends with the status and the
+    body read by then, as the reads fell: a start of what aiohttp read."""
+    # CONTRACT.md: framing or trailers that "pass the limits" end the connection, "the status
+    # stands"; docs/webhook-endpoints.md, "The delivery log".
+    if not isinstance(outcome.answer, tuple) or len(answer.data) - reading.received <= LIMIT:
+        return None
+    status, retry_after, kept = outcome.answer
+    return outcome._replace(answer=(status, retry_after, Start(kept)))
+
+
 def _closed(outcome):
     return outcome._replace(reusable=False) if outcome.reusable else None
 
@@ -98,6 +119,7 @@ RULES = [
     stray_closes,
     body_over_keep_limit,
     framing_over_keep_limit,
+    framing_cuts_the_body,
 ]
 
 

@@ -1,7 +1,7 @@
 """What two well-kept HTTP clients read of one answer's bytes, for the sender's differential
 judge: aiohttp's response parser (the C one, as aiohttp's client runs it) says where each part of
-the answer ends, its status and Retry-After and whether it keeps its connection; h11 says whether
-it would send the next request on that connection."""
+the answer ends, its status and Retry-After, its body and whether it keeps its connection; h11
+says whether it would send the next request on that connection."""
 
 import asyncio
 import dataclasses
@@ -12,7 +12,7 @@ from aiohttp.client_exceptions import ClientPayloadError
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.http_parser import HttpResponseParser
 
-from support.differential_answers import LIMIT
+from support.differential_answers import KEPT, LIMIT
 
 # Past aiohttp's line, field and header-count limits and h11's event size: only the contract's.
 UNLIMITED = 2**24
@@ -25,7 +25,8 @@ class Reading:
     """Where the parts of an answer end as aiohttp reads its bytes (offsets just past them):
     each interim answer, the final answer's head, the final answer, the read the parser refused;
     and the final answer's status, Retry-After, HTTP version, whether it keeps its connection,
-    and how many bytes its body has once decoded."""
+    how many bytes its body has once decoded (at its end), and of the body read however far
+    the parser went, how many bytes and the first KEPT."""
 
     interims: list = dataclasses.field(default_factory=list)
     head: int | None = None
@@ -36,6 +37,8 @@ class Reading:
     http10: bool = False
     keeps: bool = False
     body: int = 0
+    received: int = 0
+    kept: bytes = b""
 
 
 def aiohttp_reads(data):
@@ -69,7 +72,7 @@ def _read(parser, data):
             messages = parser.feed_data(data[at:stop])[0]
         except HttpProcessingError:
             reading.refused = stop
-            return reading
+            break
         at = stop
         for message, body in messages:
             if 100 <= message.code < 200:
@@ -79,6 +82,9 @@ def _read(parser, data):
                 _final(reading, message, stop, marks)
         if payload is not None and payload.is_eof():
             reading.end, reading.body = stop, getattr(payload, "total_bytes", 0)
+    # What the payload holds, unread: an answer without a body has an empty one, unbuffered.
+    received = b"".join(getattr(payload, "_buffer", ()))
+    reading.received, reading.kept = len(received), received[:KEPT]
     return reading
 
 

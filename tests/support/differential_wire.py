@@ -92,7 +92,7 @@ async def _until(connection, condition):
 
 async def _answer(future):
     try:
-        status, retry_after = await future
+        status, retry_after, kept = await future
     except BadAnswer as error:
         return {
             HEAD_OVER: ("head over limit", True),
@@ -101,4 +101,4 @@ async def _answer(future):
     except Disconnected:
         return "disconnected", False
     text = None if retry_after is None else retry_after.decode("utf-8", "surrogateescape").strip()
-    return (status, text), False
+    return (status, text, kept), False

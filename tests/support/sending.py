@@ -8,13 +8,15 @@ import time
 import uvloop
 
 from app.webhooks.tables.records import Endpoint
-from app.webhooks.worker.sender import Sender
+from app.webhooks.worker.sender import Answer, Sender
 from app.webhooks.worker.targets import Target
 
 TIMEOUT = 1
 # What a busy machine may add to an attempt that answers at once or ends at its deadline.
 MARGIN = 1
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+# The Answer that OK is read as.
+OK_READ = Answer(None, 200, body=b"ok")
 # Seconds between the attempts of until().
 PAUSE = 0.05
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.receivers import ScriptedReceiver
+from harness.receivers import PacedReceiver, ScriptedReceiver
 from support.in_process import Stack
 from support.live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
 from support.live_servers import environment
@@ -10,6 +10,9 @@ from support.name_servers import NameServer
 from support.receivers import Receiver
 from support.tokens import TOKEN
 from support.webhooks import SECRET
+
+# Seconds between a paced receiver's pieces: each piece a read of its own.
+PAUSE = 0.05
 
 
 @pytest.fixture
@@ -79,12 +82,26 @@ def name_server():
 
 @pytest.fixture
 def scripted():
-    """make(answer, tls=None, host="127.0.0.1"): a ScriptedReceiver (harness/receivers.py)
-    for the test, closed after it."""
+    """make(answer, tls=None, host="127.0.0.1", closes=False): a ScriptedReceiver
+    (harness/receivers.py) for the test, closed after it."""
     made = []
 
-    def make(answer, tls=None, host="127.0.0.1"):
-        made.append(ScriptedReceiver(answer, tls, host))
+    def make(answer, tls=None, host="127.0.0.1", closes=False):
+        made.append(ScriptedReceiver(answer, tls, host, closes))
+        return made[-1]
+
+    yield make
+    for each in made:
+        each.close()
+
+
+@pytest.fixture
+def paced():
+    """make(answer, pause=PAUSE): a PacedReceiver (harness/receivers.py), closed after the test."""
+    made = []
+
+    def make(answer, pause=PAUSE):
+        made.append(PacedReceiver(answer, pause))
         return made[-1]
 
     yield make

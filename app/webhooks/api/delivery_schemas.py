@@ -94,6 +94,16 @@ class DeliverySchema(Schema):
         allow_none=True,
         metadata={"description": "Why the last attempt failed", "examples": [None]},
     )
+    response_body = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The first 1024 bytes of the last answer's body, decoded as UTF-8: "
+            "U+FFFD for what does not decode (a character cut at the 1024th byte included) and "
+            'for NUL; "" for an empty body, null when there was no answer',
+            "examples": ['{"received": true}'],
+        },
+    )
 
 
 class RecoverySchema(Schema):

@@ -75,7 +75,8 @@ class Outcome(NamedTuple):
     retry_in is how many seconds after its recording the next attempt is due, by the database's
     clock, None when there is none (delivered, or no attempts left); response_status is the
     answer's status, None when there was no answer; claim is the claim of the attempt
-    (Delivery.claim)."""
+    (Delivery.claim); response_body is the first bytes of the answer's body decoded, None when
+    there was no answer."""
 
     id: str
     receiver: str
@@ -83,3 +84,4 @@ class Outcome(NamedTuple):
     retry_in: float | None
     response_status: int | None = None
     claim: datetime.datetime | None = None
+    response_body: str | None = None

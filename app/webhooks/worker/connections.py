@@ -8,7 +8,8 @@ whole, still kept alive at its end (a trailer may say close), with nothing after
 httpcore's rule): bytes that come with no attempt in flight, or after an answer, close it, so
 that no answer is ever read as another request's. An answer's head (interim answers with it) is
 counted as its bytes arrive, however they are split, and never given to the parser past its
-limit."""
+limit. The first BODY_KEPT bytes of the final answer's body come with its status: an answer that
+ends its connection is read that far, to its end, or to the connection's, within the deadline."""
 
 import asyncio
 
@@ -16,6 +17,9 @@ import httptools
 
 # Largest answer body read to keep the connection for the next delivery; a longer one closes it.
 KEEP_BODY_LIMIT = 64 * 1024
+# First bytes of the final answer's body that the attempt gives with its status (the log's
+# response_body).
+BODY_KEPT = 1024
 # Largest head of an answer (interim answers, status line, headers): a longer one fails the
 # attempt; an answer's framing and trailers past it close the connection.
 HEAD_LIMIT = 64 * 1024
@@ -52,9 +56,10 @@ class Stop(Exception):
 
 class Connection(asyncio.Protocol):
     """One connection to a receiver: exchange() writes a request and gives a future of the
-    answer's status and Retry-After. The status decides the attempt; a body with a length, or
-    chunked, is read within the deadline to keep the connection, and a body that runs past the
-    deadline or its limits, or has no end but the connection's, closes it."""
+    answer's status, Retry-After and the first bytes of its body. The status decides the
+    attempt; a body with a length, or chunked, is read within the deadline to keep the
+    connection, and a body that runs past the deadline or its limits, or has no end but the
+    connection's, closes it."""
 
     def __init__(self, pool):
         self.pool = pool
@@ -67,8 +72,9 @@ class Connection(asyncio.Protocol):
         self.deadline = 0.0
         self.timer = None
         self.status = self.retry_after = None
+        self.kept = b""
         self.read = self.body = self.interim = 0
-        self.complete = self.keep = self.stray = False
+        self.complete = self.keep = self.stray = self.ends = False
         self.idle_since = 0.0
 
     def connection_made(self, transport):
@@ -77,15 +83,17 @@ class Connection(asyncio.Protocol):
         self.pool.connections.add(self)
 
     def exchange(self, request, deadline):
-        """Write request; a future of (status, Retry-After's bytes or None), failed with
-        TimeoutError at deadline (the loop's time), Disconnected or BadAnswer."""
+        """Write request; a future of (status, Retry-After's bytes or None, the body's first
+        BODY_KEPT bytes as read by then), failed with TimeoutError at deadline (the loop's
+        time), Disconnected or BadAnswer."""
         if self.transport is None:  # closed by the receiver as soon as it opened
             raise Disconnected()
         loop = self.pool.loop
         self.answer = loop.create_future()
         self.status = self.retry_after = None
+        self.kept = b""
         self.read = self.body = self.interim = 0
-        self.complete = self.keep = self.stray = False
+        self.complete = self.keep = self.stray = self.ends = False
         self.deadline = deadline
         if self.timer is None:
             self.timer = loop.call_at(deadline, self._expire)
@@ -115,7 +123,7 @@ class Connection(asyncio.Protocol):
             # nothing came after it, and the request was written whole (an early answer may
             # leave some unsent).
             answer, self.answer = self.answer, None
-            answer.set_result((self.status, self.retry_after))
+            answer.set_result((self.status, self.retry_after, self.kept))
             if self.stray or not self.keep or self.transport.get_write_buffer_size():
                 self.close()
             else:
@@ -153,8 +161,9 @@ class Connection(asyncio.Protocol):
             self.retry_after = self.retry_after or value
 
     def on_headers_complete(self):
-        """llhttp: the status is in; the body of an answer that ends its connection is not
-        waited for. HTTP/1.0 ends it, whatever it says (h11's rule)."""
+        """llhttp: the status is in; the body of an answer that ends its connection is waited
+        for only up to its first BODY_KEPT bytes. HTTP/1.0 ends it, whatever it says (h11's
+        rule)."""
         status = self.parser.get_status_code()
         if 100 <= status < 200 and status != 101:
             self.retry_after = None  # informational: the answer follows
@@ -164,13 +173,14 @@ class Connection(asyncio.Protocol):
                 raise Stop()
             return
         self.status = status
-        if not self.parser.should_keep_alive() or self.parser.get_http_version() != "1.1":
-            self._settle(None)
+        self.ends = not self.parser.should_keep_alive() or self.parser.get_http_version() != "1.1"
 
     def on_body(self, body):
-        """llhttp: a piece of the body, counted only."""
+        """llhttp: a piece of the body: its first BODY_KEPT bytes kept, the rest counted."""
+        if self.body < BODY_KEPT:
+            self.kept += body[: BODY_KEPT - self.body]
         self.body += len(body)
-        if self.body > KEEP_BODY_LIMIT:
+        if self.body > KEEP_BODY_LIMIT or (self.ends and self.body >= BODY_KEPT):
             self._settle(None)
 
     def on_message_complete(self):
@@ -178,7 +188,7 @@ class Connection(asyncio.Protocol):
         came with it are read, and keeps the connection if its trailers did not end it."""
         if self.status is not None and self.answer is not None:
             self.complete = True
-            self.keep = self.parser.should_keep_alive()
+            self.keep = not self.ends and self.parser.should_keep_alive()
 
     def connection_lost(self, exc):
         """asyncio: closed, by either side."""
@@ -214,7 +224,7 @@ class Connection(asyncio.Protocol):
             return
         answer, self.answer = self.answer, None
         if answer is not None and not answer.done():
-            answer.set_result((self.status, self.retry_after))
+            answer.set_result((self.status, self.retry_after, self.kept))
         self.close()
 
     def _fail(self, error):

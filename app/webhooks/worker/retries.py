@@ -38,12 +38,18 @@ class Retries:
             retry_in=retry_in,
             response_status=answer.status,
             claim=delivery.claim,
+            response_body=None if answer.body is None else _shown(answer.body),
         )
 
     def _backoff(self, attempts):
         # Jitter, so that failing receivers are not hit in lockstep.
         delay = min(self.max_delay, self.delay * 2 ** (attempts - 1))
         return random.uniform(delay / 2, delay)
+
+
+def _shown(body):
+    # NUL becomes U+FFFD too: PostgreSQL's text cannot hold it.
+    return body.decode("utf-8", "replace").replace("\x00", "\ufffd")
 
 
 def said(logger, name, delivery, outcome, raised):

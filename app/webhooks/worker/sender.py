@@ -29,11 +29,13 @@ PREPARED_ROUTES = 4096
 
 class Answer(NamedTuple):
     """How an attempt ended: error is None after a 2xx; status is the answer's, None when there
-    was none; retry_after is the seconds a 429 or 503 asked to wait, or None."""
+    was none; retry_after is the seconds a 429 or 503 asked to wait, or None; body is the first
+    bytes of the answer's body (connections.BODY_KEPT), None when there was no answer."""
 
     error: str | None
     status: int | None = None
     retry_after: float | None = None
+    body: bytes | None = None
 
 
 class Route(NamedTuple):
@@ -114,7 +116,7 @@ class Sender:
 
     async def send(self, target, delivery_id, event, body, event_id=None):
         """Post body to target; its Answer. Once the status line and headers are in, the status
-        decides it, however the body then comes."""
+        decides it, however the body then comes; the Answer has what came of it by then."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
         to = route(target.url)
@@ -122,15 +124,15 @@ class Sender:
         pool = self._pool(loop, to, target.guarded)
         try:
             connection = pool.take() or await self._connect(pool, to, target.guarded, deadline)
-            status, retry_after = await connection.exchange(data, deadline)
+            status, retry_after, kept = await connection.exchange(data, deadline)
         except TimeoutError:
             return Answer("timeout")
         except OSError as error:  # BadAnswer and Disconnected among them
             return Answer(_describe(error))
         if 200 <= status < 300:
-            return Answer(None, status)
+            return Answer(None, status, None, kept)
         wait = _retry_after(retry_after) if status in ASKS_TO_WAIT else None
-        return Answer(f"HTTP {status}", status, wait)
+        return Answer(f"HTTP {status}", status, wait, kept)
 
     async def attempt(self, target, delivery):
         """send() a claimed Delivery, its body as the target's payload makes it; its Answer,

@@ -36,10 +36,17 @@ def test_the_log_shows_each_delivery_newest_first(app, client, admin_headers, en
         last_attempt_at=T0 + MINUTE,
         response_status=500,
         last_error="HTTP 500",
+        response_body='{"error": "unknown plant"}',
     )
     pending = add_delivery(app, endpoint, "pending", T0 + 2 * MINUTE, attempts=0)
     delivered = add_delivery(
-        app, endpoint, "delivered", T0 + MINUTE, last_attempt_at=T0 + MINUTE, response_status=204
+        app,
+        endpoint,
+        "delivered",
+        T0 + MINUTE,
+        last_attempt_at=T0 + MINUTE,
+        response_status=204,
+        response_body="",
     )
     add_delivery(app, register(client, admin_headers)["id"], "pending", T0 + 3 * MINUTE)
     shown = log(client, admin_headers, endpoint)
@@ -54,10 +61,13 @@ def test_the_log_shows_each_delivery_newest_first(app, client, admin_headers, en
         "next_attempt_at": None,
         "response_status": 500,
         "last_error": "HTTP 500",
+        "response_body": '{"error": "unknown plant"}',
     }
     assert shown[0]["next_attempt_at"] == "2026-01-01T12:07:00+00:00"
     assert (shown[0]["last_attempt_at"], shown[0]["response_status"]) == (None, None)
+    assert shown[0]["response_body"] is None
     assert (shown[1]["next_attempt_at"], shown[1]["response_status"]) == (None, 204)
+    assert shown[1]["response_body"] == ""
 
 
 def test_the_log_is_filtered_by_status_and_paged_with_a_link(app, client, admin_headers, endpoint):
@@ -116,7 +126,13 @@ def test_resend_gives_one_delivery_fresh_attempts_under_its_id(
     app, client, admin_headers, endpoint, status
 ):
     delivery = add_delivery(
-        app, endpoint, status, last_error="HTTP 500", claimed_until=T0, response_status=500
+        app,
+        endpoint,
+        status,
+        last_error="HTTP 500",
+        claimed_until=T0,
+        response_status=500,
+        response_body="busy",
     )
     untouched = add_delivery(app, endpoint, status)
     before = utcnow()
@@ -134,7 +150,8 @@ def test_resend_gives_one_delivery_fresh_attempts_under_its_id(
         None,
     )
     assert before <= row["next_attempt_at"] <= utcnow()
-    assert row["response_status"] == 500  # as stored, until the next attempt
+    # As stored, until the next attempt.
+    assert (row["response_status"], row["response_body"]) == (500, "busy")
     assert rows[untouched]["status"] == status
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from app.webhooks.worker.dialer import HAPPY_EYEBALLS_DELAY, IN_FLIGHT_PER_FAMILY, _interleaved
 from app.webhooks.worker.sender import Answer
 from support.connecting import Connecting
-from support.sending import OK, TIMEOUT, answers, at_deadline, send
+from support.sending import OK, OK_READ, TIMEOUT, answers, at_deadline, send
 
 NAME = "shop.example"
 # Loopback addresses beside 127.0.0.1: nothing listens there unless a test says so.
@@ -64,7 +64,7 @@ def test_an_address_that_swallows_packets_gives_way_to_the_next_after_the_delay(
     swallowing(port_of(receiver))
     url = on(receiver, name_server, SWALLOWING, "127.0.0.1")
     [(answer, took)] = send(url, nameservers=[name_server.address])
-    assert answer == Answer(None, 200)
+    assert answer == OK_READ
     assert HAPPY_EYEBALLS_DELAY - 0.01 < took < HAPPY_EYEBALLS_DELAY + 0.5
     assert len(receiver.requests) == 1
 
@@ -73,7 +73,7 @@ def test_an_address_that_refuses_gives_way_to_the_next_at_once(scripted, name_se
     receiver = scripted(lambda number: OK)
     url = on(receiver, name_server, REFUSING, "127.0.0.1")
     [(answer, took)] = send(url, nameservers=[name_server.address])
-    assert answer == Answer(None, 200)
+    assert answer == OK_READ
     assert took < HAPPY_EYEBALLS_DELAY
 
 
@@ -103,7 +103,7 @@ def test_an_address_after_three_that_swallow_packets_is_reached_two_sockets_at_a
     url = on(receiver, name_server, *SIXTY[:3], "127.0.0.1")
     with Connecting(SIXTY[:3], port_of(receiver)) as connecting:
         [(answer, took)] = send(url, nameservers=[name_server.address])
-    assert answer == Answer(None, 200)
+    assert answer == OK_READ
     assert 3 * HAPPY_EYEBALLS_DELAY - 0.01 < took < TIMEOUT, took
     assert connecting.most == IN_FLIGHT_PER_FAMILY
     assert len(receiver.requests) == 1
@@ -139,7 +139,7 @@ def test_an_endpoint_s_addresses_are_judged_each_before_it_is_tried(scripted, na
     url = on(receiver, name_server, REFUSING, "127.0.0.1")
     allowed = [ipaddress.ip_network("127.0.0.1/32")]
     [(answer, took)] = send(url, guarded=True, allowed=allowed, nameservers=[name_server.address])
-    assert answer == Answer(None, 200)
+    assert answer == OK_READ
     assert took < HAPPY_EYEBALLS_DELAY
 
 

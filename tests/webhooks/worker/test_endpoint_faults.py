@@ -94,6 +94,7 @@ def test_an_endpoint_that_hangs_times_out_and_holds_up_no_other(app_stack, make_
         wait_for(lambda: admin.newest(stuck["id"]).get("last_error"), 30, "a timeout")
         delivery = admin.newest(stuck["id"])
         assert (delivery["last_error"], delivery["response_status"]) == ("timeout", None)
+        assert delivery["response_body"] is None
     finally:
         hung.close()
 

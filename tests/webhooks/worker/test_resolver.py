@@ -13,6 +13,7 @@ from app.webhooks.worker.resolver import RESOLUTION_DELAY
 from app.webhooks.worker.sender import Answer
 from support.sending import (
     OK,
+    OK_READ,
     PAUSE,
     TIMEOUT,
     answers,
@@ -39,7 +40,7 @@ def test_names_whose_server_never_answers_hold_up_no_other_receiver(scripted, na
     hung = [healthy.url.replace("127.0.0.1", name) for name in HUNG] * 3
     reached = [healthy.url, healthy.url.replace("127.0.0.1", "localhost")] * 3
     timed = at_once(hung + reached, [name_server.address])
-    assert [answer for answer, _ in timed] == [Answer("timeout")] * 18 + [Answer(None, 200)] * 6
+    assert [answer for answer, _ in timed] == [Answer("timeout")] * 18 + [OK_READ] * 6
     assert all(at_deadline(took) for _, took in timed[:18]), timed
     assert all(took < TIMEOUT / 2 for _, took in timed[18:])
     # One lookup of each name for its three attempts, A and AAAA; none of an address, nor of a
@@ -52,7 +53,7 @@ def test_a_name_is_looked_up_once_for_the_connections_of_the_next_seconds(script
     receiver = scripted(lambda number: CLOSING)  # a connection of its own for each attempt
     name_server.names["shop.example"] = "127.0.0.1"
     url = receiver.url.replace("127.0.0.1", "shop.example")
-    assert answers(send(url, times=3, nameservers=[name_server.address])) == [Answer(None, 200)] * 3
+    assert answers(send(url, times=3, nameservers=[name_server.address])) == [OK_READ] * 3
     assert connections(receiver) == 3
     assert set(name_server.asked.values()) == {1}
 
@@ -92,7 +93,7 @@ def test_a_family_whose_questions_go_unanswered_holds_up_a_lookup_no_longer_than
     name_server.hung.add(("half.example", unanswered))
     url = receiver.url.replace(f"[{address}]" if ":" in address else address, "half.example")
     timed = send(url, times=3, nameservers=[name_server.address])
-    assert answers(timed) == [Answer(None, 200)] * 3
+    assert answers(timed) == [OK_READ] * 3
     # Each waited the resolution delay for the unanswered family, and no longer.
     assert all(RESOLUTION_DELAY - 0.005 <= took < RESOLUTION_DELAY + AT_ONCE for _, took in timed)
     answered = "A" if unanswered == "AAAA" else "AAAA"
@@ -120,7 +121,7 @@ def test_a_name_s_addresses_are_kept_no_longer_than_their_ttl(scripted, name_ser
         return name_server.asked["shop.example", "A"] == 2
 
     timed = until(url, asked_again, 3, nameservers=[name_server.address])
-    assert [answer for answer, _ in timed] == [Answer(None, 200)] * len(timed)
+    assert [answer for answer, _ in timed] == [OK_READ] * len(timed)
     assert asked_again()
     # Asked again by the first attempt to begin a second after the first: not before it.
     assert 1 - 0.01 <= timed[-1][1] < 1 + PAUSE + AT_ONCE, timed

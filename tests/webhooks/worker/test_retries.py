@@ -59,6 +59,26 @@ def test_the_last_attempt_allowed_leaves_the_delivery_failed():
     assert (delivered.error, delivered.retry_in, delivered.response_status) == (None, None, 204)
 
 
+@pytest.mark.parametrize(
+    ("body", "shown"),
+    [
+        (None, None),
+        (b"", ""),
+        (b"no such order", "no such order"),
+        ("é".encode() * 511 + b"a" + "é".encode()[:1], "é" * 511 + "a\ufffd"),
+        (b"caf\xe9", "caf\ufffd"),
+        (b"\xed\xa0\x80", "\ufffd" * 3),
+        (b"a\x00b", "a\ufffdb"),
+    ],
+    ids=["no answer", "empty", "UTF-8", "a character cut", "Latin-1", "a surrogate", "NUL"],
+)
+def test_the_outcome_holds_the_body_decoded_as_utf_8(body, shown):
+    delivery = Delivery("d", "http://a.example/hook", "plant.created", "{}", 1)
+    error, status = ("timeout", None) if body is None else ("HTTP 500", 500)
+    outcome = retries().outcome(delivery, Answer(error, status, body=body))
+    assert outcome.response_body == shown
+
+
 def test_a_retry_after_past_the_backoff_puts_the_next_attempt_off_to_it():
     rule = retries(WEBHOOK_RETRY_DELAY=1, WEBHOOK_RETRY_MAX_DELAY=1)
     low, high = delay_of(rule, 1, Answer("HTTP 503", 503, 120.0))
@@ -89,11 +109,11 @@ def test_the_sender_reads_retry_after_in_seconds_and_as_an_http_date(make_receiv
         (500, {"Retry-After": "120"}),  # only a 429 or a 503 asks to wait
     ]
     seconds, dated, past, other = answers(send(receiver.url, times=4))
-    assert seconds == Answer("HTTP 503", 503, 120.0)
+    assert seconds == Answer("HTTP 503", 503, 120.0, b"")
     assert (dated.error, dated.status) == ("HTTP 429", 429)
     assert 600 - 5 <= dated.retry_after <= 600  # HTTP dates are in whole seconds
-    assert past == Answer("HTTP 503", 503, 0.0)
-    assert other == Answer("HTTP 500", 500, None)
+    assert past == Answer("HTTP 503", 503, 0.0, b"")
+    assert other == Answer("HTTP 500", 500, None, b"")
 
 
 UNREADABLE = [
@@ -111,4 +131,4 @@ def test_an_unreadable_retry_after_is_ignored(make_receiver, value):
     receiver = make_receiver()
     receiver.script = [(503, {"Retry-After": value})]
     (answer,) = answers(send(receiver.url))
-    assert answer == Answer("HTTP 503", 503, None)
+    assert answer == Answer("HTTP 503", 503, None, b"")

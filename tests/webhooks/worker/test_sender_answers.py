@@ -7,7 +7,7 @@ import pytest
 
 from app.webhooks.worker.sender import Answer
 from harness.receivers import EndlessReceiver
-from support.sending import MARGIN, TIMEOUT, answers, connections, send
+from support.sending import MARGIN, OK_READ, TIMEOUT, answers, connections, send
 
 TOO_LONG = "ClientResponseError: the answer's head is over 65536 bytes"
 CHUNKED = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -25,7 +25,7 @@ CHUNKED = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
 )
 def test_an_answer_aiohttp_accepts_is_read_as_it_reads_it(scripted, answer):
     receiver = scripted(lambda number: answer)
-    assert answers(send(receiver.url, times=2)) == [Answer(None, 200)] * 2
+    assert answers(send(receiver.url, times=2)) == [OK_READ] * 2
     assert connections(receiver) == 1
 
 
@@ -76,7 +76,7 @@ def test_trailers_without_end_leave_the_status_standing(filler):
         [(answer, took)] = send(receiver.url)
     finally:
         receiver.close()
-    assert answer == Answer(None, 200)
+    assert answer == OK_READ
     assert took < TIMEOUT / 2
 
 
@@ -84,7 +84,7 @@ def test_a_head_just_within_the_limit_is_read(scripted):
     headers = b"".join(b"X-Many-%03d: %s\r\n" % (n, b"a" * 100) for n in range(500))
     answer = b"HTTP/1.1 200 OK\r\n" + headers + b"Content-Length: 0\r\n\r\n"
     receiver = scripted(lambda number: answer)
-    assert answers(send(receiver.url)) == [Answer(None, 200)]
+    assert answers(send(receiver.url)) == [Answer(None, 200, body=b"")]
 
 
 def test_a_trailer_never_changes_what_the_head_said(scripted):
@@ -94,5 +94,5 @@ def test_a_trailer_never_changes_what_the_head_said(scripted):
     )
     receiver = scripted(lambda number: answer)
     [(outcome, took)] = send(receiver.url)
-    assert outcome == Answer("HTTP 503", 503, 5.0)
+    assert outcome == Answer("HTTP 503", 503, 5.0, b"")
     assert took < TIMEOUT + MARGIN

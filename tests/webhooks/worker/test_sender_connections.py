@@ -18,7 +18,7 @@ from app.webhooks.worker.sender import Answer, Sender
 from app.webhooks.worker.targets import Target
 from harness.processes import wait_for
 from harness.receivers import EarlyAnswerReceiver
-from support.sending import OK, TIMEOUT, answers, connections, send
+from support.sending import OK, OK_READ, TIMEOUT, answers, at_deadline, connections, send
 
 CHUNKED = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"
 CLOSING = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"
@@ -31,34 +31,42 @@ OLD = b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok"
 
 def test_deliveries_to_a_receiver_go_on_one_kept_connection(scripted):
     receiver = scripted(lambda number: OK)
-    assert answers(send(receiver.url, times=5)) == [Answer(None, 200)] * 5
+    assert answers(send(receiver.url, times=5)) == [OK_READ] * 5
     assert connections(receiver) == 1
 
 
 def test_a_chunked_answer_is_read_to_its_end_and_keeps_the_connection(scripted):
     receiver = scripted(lambda number: CHUNKED)
-    assert answers(send(receiver.url, times=2)) == [Answer(None, 200)] * 2
+    assert answers(send(receiver.url, times=2)) == [OK_READ] * 2
     assert connections(receiver) == 1
 
 
 def test_an_http_1_0_answer_never_keeps_its_connection(scripted):
     # Not even when it says keep-alive: h11's rule, and httpcore's.
     kept, closed = scripted(lambda number: OLD_KEPT), scripted(lambda number: OLD)
-    assert answers(send(kept.url, times=2) + send(closed.url, times=2)) == [Answer(None, 200)] * 4
+    assert answers(send(kept.url, times=2) + send(closed.url, times=2)) == [OK_READ] * 4
     assert (connections(kept), connections(closed)) == (2, 2)
 
 
 def test_an_answer_that_leaves_the_connection_unfit_gives_the_next_a_new_one(scripted):
-    closing, unending = scripted(lambda n: CLOSING), scripted(lambda n: UNENDING)
-    large = scripted(lambda number: LARGE)
-    timed = send(closing.url, times=2) + send(unending.url, times=2) + send(large.url, times=2)
-    assert answers(timed) == [Answer(None, 200)] * 6
-    assert [connections(each) for each in (closing, unending, large)] == [2, 2, 2]
+    closing, large = scripted(lambda n: CLOSING), scripted(lambda number: LARGE)
+    timed = send(closing.url, times=2) + send(large.url, times=2)
+    assert answers(timed) == [OK_READ] * 2 + [Answer(None, 200, body=b"x" * 1024)] * 2
+    assert [connections(each) for each in (closing, large)] == [2, 2]
+
+
+def test_a_body_that_ends_only_with_a_connection_left_open_is_read_until_the_deadline(scripted):
+    # Its end never comes: the status stands with the body read, and the next goes on a new one.
+    unending = scripted(lambda n: UNENDING)
+    timed = send(unending.url, times=2)
+    assert [answer for answer, _ in timed] == [OK_READ] * 2
+    assert all(at_deadline(took) for _, took in timed), timed
+    assert connections(unending) == 2
 
 
 def test_an_interim_answer_is_passed_over_for_the_final_one(scripted):
     receiver = scripted(lambda number: b"HTTP/1.1 100 Continue\r\n\r\n" + OK)
-    assert answers(send(receiver.url, times=2)) == [Answer(None, 200)] * 2
+    assert answers(send(receiver.url, times=2)) == [OK_READ] * 2
     assert connections(receiver) == 1
 
 
@@ -66,7 +74,7 @@ def test_an_answer_nobody_asked_for_closes_the_connection(scripted):
     # An early hint after the answer, in the same packet: the connection is not given back
     # twice, so no two attempts ever share it.
     receiver = scripted(lambda number: OK + b"HTTP/1.1 103 Early Hints\r\n\r\n")
-    assert answers(send(receiver.url, times=3)) == [Answer(None, 200)] * 3
+    assert answers(send(receiver.url, times=3)) == [OK_READ] * 3
     assert connections(receiver) == 3
 
 
@@ -77,9 +85,9 @@ def test_a_request_on_a_connection_closed_while_idle_fails_its_attempt_and_goes_
     # attempt opens a fresh connection.
     receiver = scripted(lambda number: OK if number == 0 else None)
     assert answers(send(receiver.url, times=3)) == [
-        Answer(None, 200),
+        OK_READ,
         Answer("ServerDisconnectedError"),
-        Answer(None, 200),
+        OK_READ,
     ]
     assert [(connection, number) for connection, number, _ in receiver.requests] == [
         (0, 0),
@@ -102,7 +110,7 @@ def test_bytes_after_an_answer_close_its_connection_and_answer_no_later_request(
     receiver = scripted(lambda number: None)
     failed = b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"
     receiver.answer = lambda number: OK + stray if len(receiver.requests) == 1 else failed
-    assert answers(send(receiver.url, times=2)) == [Answer(None, 200), Answer("HTTP 500", 500)]
+    assert answers(send(receiver.url, times=2)) == [OK_READ, Answer("HTTP 500", 500, body=b"")]
     assert connections(receiver) == 2
 
 
@@ -125,7 +133,7 @@ def test_a_lone_line_end_in_the_read_that_ends_an_answer_of_64_kib_closes_its_co
             peer.close()
 
     started = time.monotonic()
-    assert uvloop.run(read()) == ((200, None), False)
+    assert uvloop.run(read()) == ((200, None, b"ok"), False)
     assert time.monotonic() - started < TIMEOUT
 
 
@@ -137,7 +145,7 @@ def test_an_answer_before_the_request_is_written_whole_closes_the_connection():
         timed = send(receiver.url, times=2, body=b"x" * (16 << 20))
     finally:
         receiver.close()
-    assert answers(timed) == [Answer("HTTP 413", 413)] * 2
+    assert answers(timed) == [Answer("HTTP 413", 413, body=b"")] * 2
     assert len(receiver.heads) == 2
 
 
@@ -145,7 +153,7 @@ def test_the_request_names_its_path_host_and_the_url_s_credentials(scripted):
     receiver = scripted(lambda number: OK)
     port = receiver.url.split(":")[2].split("/")[0]
     url = receiver.url.replace("http://", "http://shop:s%20cret@") + "?x=1"
-    assert answers(send(url)) == [Answer(None, 200)]
+    assert answers(send(url)) == [OK_READ]
     [(_, _, sent)] = receiver.requests
     head = sent.split(b"\r\n\r\n")[0].split(b"\r\n")
     assert head[:2] == [b"POST /hook?x=1 HTTP/1.1", f"Host: 127.0.0.1:{port}".encode()]
@@ -157,16 +165,14 @@ def test_the_request_names_its_path_host_and_the_url_s_credentials(scripted):
 def test_credentials_latin_1_cannot_hold_are_sent_in_utf_8(scripted):
     # "ğ" has no Latin-1 byte: RFC 7617's charset, not a traceback at every attempt.
     receiver = scripted(lambda number: OK)
-    assert answers(send(receiver.url.replace("http://", "http://%C4%9Fshop:p@"))) == [
-        Answer(None, 200)
-    ]
+    assert answers(send(receiver.url.replace("http://", "http://%C4%9Fshop:p@"))) == [OK_READ]
     [(_, _, sent)] = receiver.requests
     assert b"Authorization: Basic " + base64.b64encode("ğshop:p".encode()) in sent
 
 
 def test_an_ipv6_zone_id_is_connected_through_and_never_sent_in_host(scripted):
     receiver = scripted(lambda number: OK, host="::1")
-    assert answers(send(receiver.url.replace("[::1]", "[::1%25lo]"))) == [Answer(None, 200)]
+    assert answers(send(receiver.url.replace("[::1]", "[::1%25lo]"))) == [OK_READ]
     [(_, _, sent)] = receiver.requests
     port = receiver.url.rsplit(":", 1)[1].split("/")[0]
     assert sent.split(b"\r\n")[1] == f"Host: [::1]:{port}".encode()
@@ -185,5 +191,5 @@ def test_a_connection_idle_past_its_time_is_closed(scripted, monkeypatch):
         await kept.close()
         return answer, kept.pools
 
-    assert asyncio.run(send_then_idle()) == (Answer(None, 200), {})
+    assert asyncio.run(send_then_idle()) == (OK_READ, {})
     wait_for(lambda: receiver.attempts[0][1] is not None, 5, "the receiver to see it closed")

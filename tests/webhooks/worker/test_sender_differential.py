@@ -4,11 +4,12 @@ hypothesis makes answers (support/differential_answers.py: every framing, `Conne
 and `keep-alive` in headers and trailers, HTTP/1.0 and 1.1, interim answers, heads, bodies and
 framing on both sides of 64 KiB, bare LF, lenient forms, strays), several on one connection, cut
 at random; a receiver writes them piece by piece to the sender's real Connection on a socket
-pair. Each attempt's outcome, (its answer, whether the head limit failed it, whether its
-connection may carry the next request), must be what aiohttp's client reads of the same bytes,
-with h11's word on reuse where h11 reads them, except where the contract decides otherwise: the
-64 KiB head limit, the cap of 5 interim answers, HTTP/1.0 and a `Connection: close` trailer
-closing, strays closing, and the 64 KiB body and framing a kept connection may have carried
+pair. Each attempt's outcome, (its answer with the first 1024 bytes of its body, whether the
+head limit failed it, whether its connection may carry the next request), must be what aiohttp's
+client reads of the same bytes, with h11's word on reuse where h11 reads them, except where the
+contract decides otherwise: the 64 KiB head limit, the cap of 5 interim answers, HTTP/1.0 and a
+`Connection: close` trailer closing, strays closing, the 64 KiB body and framing a kept
+connection may have carried, and framing past 64 KiB ending the body read
 (support/differential_contract.py, a function per rule, named in a failure).
 
 PLANTSTORE_DIFFERENTIAL_EXAMPLES sets how many runs hypothesis makes (default 1500)."""

@@ -10,7 +10,7 @@ import trustme
 
 from app.webhooks.worker.sender import Answer
 from harness.receivers import GreetingReceiver, SilentReceiver, TricklingReceiver
-from support.sending import OK, answers, at_deadline, send
+from support.sending import OK, OK_READ, answers, at_deadline, send
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,7 @@ def test_tls_is_verified_against_the_trusted_authorities(scripted, authority, mo
     receiver = scripted(lambda number: OK, tls=served)
     with ca.cert_pem.tempfile() as trusted:
         monkeypatch.setenv("SSL_CERT_FILE", trusted)
-        assert answers(send(receiver.url, times=2)) == [Answer(None, 200)] * 2
+        assert answers(send(receiver.url, times=2)) == [OK_READ] * 2
     assert len({connection for connection, _, _ in receiver.requests}) == 1
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from app.webhooks.worker.sender import Answer
 from harness.receivers import EndlessReceiver
-from support.sending import OK, TIMEOUT, answers, beside, send
+from support.sending import OK, OK_READ, TIMEOUT, answers, beside, send
 
 TOO_MANY = "ClientResponseError: more than 5 interim answers"
 INTERIM = b"HTTP/1.1 100 Continue\r\n\r\n"
@@ -34,13 +34,13 @@ def test_a_flood_of_interim_answers_fails_the_attempt_at_once(flooders):
 def test_five_interim_answers_are_passed_over_and_a_sixth_fails(scripted):
     five = scripted(lambda number: INTERIM * 5 + OK)
     six = scripted(lambda number: INTERIM * 6 + OK)
-    assert answers(send(five.url) + send(six.url)) == [Answer(None, 200), Answer(TOO_MANY)]
+    assert answers(send(five.url) + send(six.url)) == [OK_READ, Answer(TOO_MANY)]
 
 
 def test_a_healthy_receiver_beside_flooders_answers_at_once(scripted, flooders):
     healthy = scripted(lambda number: OK)
     timed, flooded = beside(healthy.url, 50, [each.url for each in flooders])
-    assert [answer for answer, _ in timed] == [Answer(None, 200)] * 50
+    assert [answer for answer, _ in timed] == [OK_READ] * 50
     assert max(took for _, took in timed) < HEALTHY_BOUND, sorted(took for _, took in timed)[-5:]
     # Each flooder's attempt ran beside them, and failed at once.
     assert {answer for answer, _ in flooded} == {Answer(TOO_MANY)}

@@ -23,6 +23,7 @@ SHOWN = (
     c.next_attempt_at,
     c.response_status,
     c.last_error,
+    c.response_body,
 )
 # A fresh set of attempts from now, under the same id: completed by the deliveries it is for.
 # A live claim is kept: its attempt in flight ends first (queue.RECORD), never beside another.

@@ -132,6 +132,7 @@ RECORD = Statement(
         ),
         last_attempt_at=NOW,
         response_status=bindparam("response_status"),
+        response_body=bindparam("response_body"),
     )
 )
 RELEASE = Statement(
@@ -198,6 +199,7 @@ def record(cursor, outcomes):
                 "retried": retry_in is not None,
                 "retry_in": retry_in,
                 "response_status": outcome.response_status,
+                "response_body": outcome.response_body,
                 "claim": outcome.claim,
             }
         )

@@ -22,6 +22,9 @@ class Delivery:
         last_attempt_at (datetime.datetime | None): When it was last tried; null before the first try
         last_error (None | str): Why the last attempt failed
         next_attempt_at (datetime.datetime | None): When it is tried next; null unless pending
+        response_body (None | str): The first 1024 bytes of the last answer's body, decoded as UTF-8: U+FFFD for what
+            does not decode (a character cut at the 1024th byte included) and for NUL; "" for an empty body, null when there
+            was no answer
         response_status (int | None): The status of the last answer; null when there was none
         status (DeliveryStatus): Where the delivery stands
     """
@@ -33,6 +36,7 @@ class Delivery:
     last_attempt_at: datetime.datetime | None
     last_error: None | str
     next_attempt_at: datetime.datetime | None
+    response_body: None | str
     response_status: int | None
     status: DeliveryStatus
 
@@ -60,6 +64,9 @@ class Delivery:
         else:
             next_attempt_at = self.next_attempt_at
 
+        response_body: None | str
+        response_body = self.response_body
+
         response_status: int | None
         response_status = self.response_status
 
@@ -76,6 +83,7 @@ class Delivery:
                 "last_attempt_at": last_attempt_at,
                 "last_error": last_error,
                 "next_attempt_at": next_attempt_at,
+                "response_body": response_body,
                 "response_status": response_status,
                 "status": status,
             }
@@ -131,6 +139,13 @@ class Delivery:
 
         next_attempt_at = _parse_next_attempt_at(d.pop("next_attempt_at"))
 
+        def _parse_response_body(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        response_body = _parse_response_body(d.pop("response_body"))
+
         def _parse_response_status(data: object) -> int | None:
             if data is None:
                 return data
@@ -148,6 +163,7 @@ class Delivery:
             last_attempt_at=last_attempt_at,
             last_error=last_error,
             next_attempt_at=next_attempt_at,
+            response_body=response_body,
             response_status=response_status,
             status=status,
         )
