@@ -191,18 +191,20 @@ def _bound(given, clock, values):
 
 def _bound_rows(given, clock, rows):
     # The clock is read once for every row of one statement. Rows bind the same value again and
-    # again (a round's lease, an event's time for each receiver): converted once, by identity.
-    last = {}
+    # again (a round's lease, an event's time for each receiver and in two columns): converted
+    # once, by identity; each value is kept beside its conversion, so that no id is reused.
+    done = {}
     bound = []
     for row in rows:
         values = {**row, **clock}
         for key, bind in given:
             if key in values:
                 value = values[key]
-                seen = last.get(key)
-                if seen is None or seen[0] is not value:
-                    seen = last[key] = (value, bind(value))
-                values[key] = seen[1]
+                mark = (id(value), bind)
+                found = done.get(mark)
+                if found is None:
+                    found = done[mark] = (bind(value), value)
+                values[key] = found[0]
         bound.append(values)
     return bound
 

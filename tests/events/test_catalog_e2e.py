@@ -1,16 +1,18 @@
 """The event catalog (`GET /event-types`) over real HTTP on real gunicorn: a read-only token
 reads every type in the contract's order, no token is a 401, and each event the feed shows
-after a create, a change and a delete satisfies its type's schema."""
+after a create, a change and a delete satisfies its type's schema, checked here and by the
+example of docs/events.md, run as written."""
 
 import pytest
 
-from support.event_catalog import TYPES, assert_described
+from support.doc_examples import run_block
+from support.event_catalog import TYPES, assert_described, schemas_by_type
 from support.feed_pages import assert_live_error, page
 
 
 @pytest.mark.e2e
 def test_a_read_only_token_reads_the_catalog_and_the_feed_s_events_satisfy_it(
-    live_server, tmp_path
+    live_server, tmp_path, monkeypatch
 ):
     server = live_server(f"sqlite:///{tmp_path / 'plantstore.sqlite'}")
     read_only = server.cli("tokens", "create", "catalog reader", "--read-only").splitlines()[-1]
@@ -28,3 +30,7 @@ def test_a_read_only_token_reads_the_catalog_and_the_feed_s_events_satisfy_it(
     events, _ = page(server, "/events", token=read_only)
     assert [event["type"] for event in events] == TYPES
     assert_described(entries, events)
+    monkeypatch.setenv("PLANTS_URL", f"http://127.0.0.1:{server.port}")
+    monkeypatch.setenv("PLANTS_TOKEN", read_only)
+    example = run_block("events.md", "## The event catalog")
+    assert example["schemas"] == schemas_by_type(entries)
