@@ -73,7 +73,7 @@ def test_the_last_attempt_allowed_leaves_the_delivery_failed():
     ids=["no answer", "empty", "UTF-8", "a character cut", "Latin-1", "a surrogate", "NUL"],
 )
 def test_the_outcome_holds_the_body_decoded_as_utf_8(body, shown):
-    delivery = Delivery("d", "http://a.example/hook", "plant.created", "{}", 1)
+    delivery = Delivery("d", "http://a.example/hook", "plant.created", "{}", CREATED, 1)
     error, status = ("timeout", None) if body is None else ("HTTP 500", 500)
     outcome = retries().outcome(delivery, Answer(error, status, body=body))
     assert outcome.response_body == shown
