@@ -12,6 +12,9 @@ from .. import apidoc, auth
 from . import declared
 from .schemas import DIALECT, CatalogEntrySchema
 
+# Where the app keeps its catalog: it changes only with a deploy.
+CATALOG = "plantstore.event_catalog"
+
 bp = apidoc.tag(
     Blueprint("event_types", __name__, url_prefix="/event-types"),
     "The event catalog: every event type, what it means, and the JSON Schema of its data. Any "
@@ -44,15 +47,19 @@ def data_schema(event_type):
 
 
 def entries(app):
-    """The catalog: each event type app's features declared, in the order they declared them."""
-    return [
-        {
-            "type": event_type.name,
-            "description": f"{event_type.summary} {event_type.description}",
-            "schema": data_schema(event_type),
-        }
-        for event_type in declared.types(app).values()
-    ]
+    """The catalog: each event type app's features declared, in the order they declared them;
+    made at the first request, every type declared by then, and kept, as the document is."""
+    made = app.extensions.get(CATALOG)
+    if made is None:
+        made = app.extensions[CATALOG] = [
+            {
+                "type": event_type.name,
+                "description": f"{event_type.summary} {event_type.description}",
+                "schema": data_schema(event_type),
+            }
+            for event_type in declared.types(app).values()
+        ]
+    return made
 
 
 @bp.get("")

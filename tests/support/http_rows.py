@@ -189,6 +189,8 @@ BAD_ENDPOINTS = [
     _Bad("throttle_rate a boolean", {"url": HOOK, "throttle_rate": True}, "throttle_rate"),
     _Bad("throttle_rate below 1", {"url": HOOK, "throttle_rate": 0}, "throttle_rate"),
     _Bad("throttle_rate above 10000", {"url": HOOK, "throttle_rate": 10001}, "throttle_rate"),
+    _Bad("payload not one of the three", {"url": HOOK, "payload": "full"}, "payload"),
+    _Bad("payload capitalised", {"url": HOOK, "payload": "Event"}, "payload"),
     _Bad("unknown key", {"url": HOOK, "colour": "green"}, "colour"),
 ]
 ROWS += [

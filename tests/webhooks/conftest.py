@@ -1,6 +1,9 @@
 """Fixtures of the webhook tests: a verifying receiver, settings that use it, apps and servers."""
 
+import threading
+
 import pytest
+from werkzeug.serving import make_server
 
 from harness.receivers import PacedReceiver, ScriptedReceiver
 from support.in_process import Stack
@@ -107,3 +110,21 @@ def paced():
     yield make
     for each in made:
         each.close()
+
+
+@pytest.fixture
+def served():
+    """serve(app): app answering over real HTTP on a local port, from a thread of the test's
+    process (werkzeug's server), where the process is not the point; its URL. Stopped after."""
+    servers = []
+
+    def serve(app):
+        server = make_server("127.0.0.1", 0, app, threaded=True)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_port}"
+
+    yield serve
+    for server in servers:
+        server.shutdown()
+        server.server_close()

@@ -1,7 +1,8 @@
 """docs/webhooks.md's receiver of "event" and "thin" deliveries, run as the page writes it: it
-verifies each delivery with standardwebhooks and reads the feed of real gunicorn after a gap,
-so that it handles every change once, in the feed's order, whatever order the deliveries come
-in."""
+verifies each delivery with standardwebhooks and reads the feed over real HTTP after a gap, so
+that it handles every change once, in the feed's order, whatever order the deliveries come in.
+The service answers from a thread of the test's process: the page's code is the point, not
+gunicorn."""
 
 import json
 
@@ -9,31 +10,27 @@ import pytest
 
 from harness.processes import wait_for
 from support.doc_examples import run_block
-from support.in_process import running
-from support.live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
-from support.live_servers import environment
 
 HEADING = "### Receiving an event, and reading the feed after a gap"
 
 
-@pytest.mark.e2e
 @pytest.mark.backend_independent
 @pytest.mark.parametrize("payload", ["event", "thin"])
 def test_the_pages_receiver_handles_every_change_once_in_order_after_a_gap(
-    live_server, database_url, make_app, make_receiver, monkeypatch, payload
+    app_stack, make_receiver, served, monkeypatch, payload
 ):
     receiver = make_receiver()
-    server = live_server(database_url, **environment(ENDPOINT_SETTINGS))
-    endpoint = Admin(server, issue_admin_token(database_url)).subscribe(receiver, payload=payload)
-    with running(make_app(**ENDPOINT_SETTINGS)):
-        for plant_id in (1, 2, 3):
-            assert server.request("POST", "/plants", {"id": plant_id, "name": "Fern"}).status == 200
-        wait_for(lambda: len(receiver.requests) == 3, 30, "the three deliveries")
-    feed = server.request("GET", "/events", token=server.token).json()
+    server, admin, start = app_stack()
+    endpoint = admin.subscribe(receiver, payload=payload)
+    for plant_id in (1, 2, 3):
+        assert server.request("POST", "/plants", {"id": plant_id, "name": "Fern"}).status == 200
+    start()
+    wait_for(lambda: len(receiver.requests) == 3, 30, "the three deliveries")
+    feed = server.request("GET", "/events", token=admin.token).json()
     delivered = {json.loads(body)["id"]: (body, headers) for headers, body in receiver.requests}
     first, second, third = (delivered[event["id"]] for event in feed)
-    monkeypatch.setenv("PLANTS_URL", f"http://127.0.0.1:{server.port}")
-    monkeypatch.setenv("PLANTS_TOKEN", server.token)
+    monkeypatch.setenv("PLANTS_URL", served(server.app))
+    monkeypatch.setenv("PLANTS_TOKEN", admin.token)
     monkeypatch.setenv("PLANTS_HOOK_SECRET", endpoint["secret"])
     handled = []
     example = run_block("webhooks.md", HEADING, handle=handled.append)
