@@ -3,13 +3,17 @@
 import threading
 
 import pytest
+from sqlalchemy import insert, text
 from werkzeug.serving import make_server
 
+from app import database
+from app.webhooks.tables.deliveries import deliveries
 from harness.receivers import PacedReceiver, ScriptedReceiver
 from support.in_process import Stack
 from support.live_endpoints import ENDPOINT_SETTINGS, Admin, issue_admin_token
 from support.live_servers import environment
 from support.name_servers import NameServer
+from support.outbox import delivery_rows
 from support.receivers import Receiver
 from support.tokens import TOKEN
 from support.webhooks import SECRET
@@ -128,3 +132,20 @@ def served():
     for server in servers:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def outbox(app):
+    """Writes deliveries straight into the app's outbox (so many of each status, and rows of
+    its own), then analyses it as autovacuum would; gives the app's Database."""
+    db = database.of(app)
+
+    def write(delivered=0, pending=0, failed=0, rows=()):
+        written = delivery_rows("delivered", delivered) + delivery_rows("pending", pending)
+        written += delivery_rows("failed", failed, receiver="https://other.example/")
+        with db.engine.begin() as conn:
+            conn.execute(insert(deliveries), [*written, *rows])
+            conn.execute(text("ANALYZE"))
+        return db
+
+    return write

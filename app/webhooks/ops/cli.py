@@ -12,6 +12,8 @@ from ..security.signatures import standard_secret
 from ..tables.deliveries import totals
 from .summary import per_receiver
 
+# Failed deliveries `status` lists at the most: `webhooks failed` pages through the rest.
+FAILED_SHOWN = 20
 webhooks_cli = Group("webhooks", help="Deliver webhook events and inspect deliveries.")
 
 
@@ -38,12 +40,13 @@ def run_command():
 
 @webhooks_cli.command("status")
 def status_command():
-    """Count deliveries, per receiver too; list the failed ones."""
+    """Count deliveries, per receiver too; list the oldest failed ones."""
     db = get_db()
     receivers = per_receiver(db, settings.of(current_app).urls)
     pending = sum(receiver.pending for receiver in receivers.values())
     failed = sum(receiver.failed for receiver in receivers.values())
-    click.echo(f"pending: {pending}\ndelivered: {totals.delivered_count(db)}\nfailed: {failed}")
+    delivered = _delivered(totals.delivered(db, pending + failed))
+    click.echo(f"pending: {pending}\ndelivered: {delivered}\nfailed: {failed}")
     ages = [receiver.oldest_age for receiver in receivers.values() if receiver.pending]
     if ages:
         click.echo(f"oldest pending: {int(max(ages))}s")
@@ -58,9 +61,36 @@ def status_command():
             f"oldest pending {int(receiver.oldest_age)}s"
             + (f", throttled to {rate} a second" if rate else "")
         )
-    for each in totals.failed(db):
+    _echo_failed(totals.failed(db, limit=FAILED_SHOWN + 1), FAILED_SHOWN)
+
+
+@webhooks_cli.command("failed")
+@click.option("--after", help="The id of the last failed delivery a page showed.")
+@click.option("--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
+def failed_command(after, limit):
+    """List failed deliveries, oldest first, a page at a time."""
+    page = totals.failed(get_db(), after, limit + 1)
+    if page is None:
+        raise click.ClickException(f"no failed delivery {after}: retried or purged since?")
+    _echo_failed(page, limit)
+
+
+def _delivered(counted):
+    # Exact while small; beyond, an estimate (PostgreSQL) or a bound (docs/webhooks.md).
+    if counted.exact:
+        return str(counted.number)
+    if counted.number is None:
+        return f"more than {totals.EXACT_UP_TO}"
+    return f"about {counted.number}"
+
+
+def _echo_failed(page, limit):
+    # One row more than limit was read: whether there is a next page.
+    for each in page[:limit]:
         name = receiver_name(each.receiver)
         click.echo(f"failed {each.id} {name} after {each.attempts} attempts: {each.last_error}")
+    if len(page) > limit:
+        click.echo(f"more: flask --app wsgi webhooks failed --after {page[limit - 1].id}")
 
 
 @webhooks_cli.command("retry-failed")

@@ -3,7 +3,7 @@ travels in are in records.py."""
 
 import enum
 
-from sqlalchemy import Column, Index, Integer, String, Table, Text
+from sqlalchemy import Column, Index, Integer, String, Table, Text, text
 
 from ....database import metadata
 from ....database.column_types import EnumText, UTCDateTime
@@ -20,6 +20,10 @@ class DeliveryStatus(enum.StrEnum):
 PENDING, DELIVERED, FAILED = DeliveryStatus
 STATUSES = tuple(DeliveryStatus)
 LOST = "worker lost during the last attempt"
+# The partial indexes' conditions, which a statement repeats word for word to be served by one
+# (SQLite uses a partial index only for a query whose WHERE has its terms as they are written).
+UNSETTLED_WHERE = "status IN ('pending', 'failed')"
+FAILED_WHERE = "status = 'failed'"
 
 # One row per event and receiver, written by the worker as it fans events out (fanout.py).
 deliveries = Table(
@@ -53,4 +57,21 @@ deliveries = Table(
     Index("deliveries_receiver_due", "receiver", "status", "next_attempt_at"),
     # An endpoint's log, newest first, a page at a time.
     Index("deliveries_receiver_created", "receiver", "created_at"),
+    # What is counted per receiver and what is listed: the outbox's backlog alone, not the
+    # delivered rows, so that a count costs what is waiting, never what was sent (totals.py).
+    Index(
+        "deliveries_unsettled",
+        "receiver",
+        "status",
+        "created_at",
+        postgresql_where=text(UNSETTLED_WHERE),
+        sqlite_where=text(UNSETTLED_WHERE),
+    ),
+    Index(
+        "deliveries_failed",
+        "created_at",
+        "id",
+        postgresql_where=text(FAILED_WHERE),
+        sqlite_where=text(FAILED_WHERE),
+    ),
 )

@@ -9,6 +9,8 @@ from . import DELIVERED, PENDING, deliveries
 
 c = deliveries.c
 ID, RECEIVER, LIMIT = (bindparam(key) for key in ("id", "receiver", "limit"))
+# Oldest first, in the per-receiver index's own order: the planner's one cheap plan however
+# many rows it expects to have expired, where a LIMIT alone lets it bet on a scan of the table.
 EXPIRED = Statement(
     select(c.id)
     .where(
@@ -16,6 +18,7 @@ EXPIRED = Statement(
         c.status == inline(DELIVERED),
         c.next_attempt_at < Now("cutoff", later=True),
     )
+    .order_by(c.next_attempt_at)
     .limit(LIMIT)
     .with_for_update(skip_locked=True)
 )
