@@ -17,6 +17,12 @@ def postgresql_only(index):
     return index.ddl_if(dialect="postgresql")
 
 
+def sqlite_only(index):
+    """index, built on SQLite alone, as postgresql_only builds one on PostgreSQL alone."""
+    index.info["backend"] = "sqlite"
+    return index.ddl_if(dialect="sqlite")
+
+
 def server_defaults_of(name):
     """Alembic's compare_server_default for a database of the backend name: a default the
     migrations set on PostgreSQL (postgresql_default) is theirs, as are the functions it calls,

@@ -37,10 +37,11 @@ from sqlalchemy import (
     or_,
     select,
     tuple_,
+    union_all,
 )
 
 from ..database import Now, Statement, inline, metadata
-from ..database.backend_schema import postgresql_default, postgresql_only
+from ..database.backend_schema import postgresql_default, postgresql_only, sqlite_only
 from ..database.column_types import UTCDateTime
 from .ids import Place
 
@@ -63,6 +64,10 @@ events = Table(
     postgresql_default(Column("snapshot", Text), "pg_current_snapshot()::text"),
     # PostgreSQL's feed order; SQLite's is its rowid, and the index would cost every change.
     postgresql_only(Index("events_feed", "epoch", "xid", "id")),
+    # Each type's events in the feed's order (SQLite's index holds the rowid): a page of a rare
+    # type reads its own events, not every event after its place (docs/decisions.md).
+    postgresql_only(Index("events_type", "type", "epoch", "xid", "id")),
+    sqlite_only(Index("events_type_rowid", "type")),
 )
 # Every cluster and timeline the feed was written on (PostgreSQL): the first write on another
 # opens the next epoch. An epoch's identity is None when it was written before epochs kept one
@@ -112,6 +117,18 @@ ORDER = {
     "sqlite": ((e.id > bindparam("id"),), (e.id,)),
     "postgresql": ((_AFTER, _ENDED), PLACE),
 }
+# Each backend's events of one type after a place. PostgreSQL's place starts with the type
+# too: only the type's index can read that range, where the planner, which judges a place by
+# its epoch alone (the same for every event), would take the feed's index and filter it.
+TYPED = {
+    "sqlite": lambda slot: (e.id > bindparam("id"), e.type == slot),
+    "postgresql": lambda slot: (
+        tuple_(e.type, *PLACE)
+        > tuple_(slot, bindparam("epoch"), bindparam("xid"), bindparam("id")),
+        e.type == slot,
+        _ENDED,
+    ),
+}
 # The event at a place, when it is kept.
 KEPT = Statement(
     select(e.id).where(
@@ -130,18 +147,26 @@ _PAGES = {}
 
 
 def _page(types):
-    # A filtered page also returns the last event it scanned, of any type: where it goes on.
+    # A filtered page reads each type's events through its index, limit + 1 at the most, and
+    # the last event of any type there is: where a page that reached the end goes on.
     statement = _PAGES.get(types)
     if statement is None:
-        slots = [bindparam(f"type_{number}") for number in range(types)]
         each = {}
         for dialect, (where, order) in ORDER.items():
-            last = select(e.id).where(*where).order_by(*(part.desc() for part in order))
-            last = last.limit(inline(1)).correlate(None).scalar_subquery()
-            kept = [or_(e.type.in_(slots), e.id == last)] if types else []
-            each[dialect] = (
-                select(*COLUMNS).where(*where, *kept).order_by(*order).limit(bindparam("limit"))
-            )
+            first = select(*COLUMNS).where(*where).order_by(*order).limit(bindparam("limit"))
+            if types:
+                slots = [bindparam(f"type_{number}") for number in range(types)]
+                branches = [
+                    select(*COLUMNS).where(*TYPED[dialect](slot)).order_by(*order) for slot in slots
+                ]
+                branches = [branch.limit(bindparam("limit")) for branch in branches]
+                last = select(*COLUMNS).where(*where).order_by(*(part.desc() for part in order))
+                merged = union_all(
+                    *(select(branch.subquery()) for branch in (*branches, last.limit(inline(1))))
+                ).subquery()
+                first = select(merged).order_by(*(merged.c[part.key] for part in order))
+                first = first.limit(bindparam("limit"))
+            each[dialect] = first
         statement = _PAGES[types] = Statement(each, record=Event)
     return statement
 
@@ -167,6 +192,8 @@ def page(cursor, after, types, limit):
     rows = statement.rows(cursor)
     if not types:
         return rows, (_place(rows[-1]) if rows else None)
+    if len(rows) > 1 and rows[-1] == rows[-2]:
+        rows.pop()  # the last event of any type is of a type listed too: read twice
     wanted = set(types)
     shown = [event for event in rows if event.type in wanted][:limit]
     passed = shown[-1] if len(shown) == limit else (rows[-1] if rows else None)
