@@ -9,7 +9,7 @@ PORT ?= 8000
 # have every process the suite starts compile it again.
 SOURCES := app harness tests bench clients wsgi.py gunicorn.conf.py
 
-.PHONY: run test test-tools lint bytecode client settings-table bench bench-tools bench-webhooks bench-instructions bench-split chaos clean
+.PHONY: run test test-tools lint bytecode client settings-table bench bench-tools bench-webhooks bench-instructions bench-split bench-scale chaos clean
 
 # Installs requirement files into the venv, libraries' bytecode compiled: with uv (the one on
 # PATH, else pip puts it into the venv), seconds of CPU where pip takes a minute; with pip when
@@ -111,6 +111,16 @@ bench-instructions: $(VENV)/.runtime
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; \
 	else echo "make bench-instructions needs valgrind: sudo apt-get install valgrind"; exit 1; fi
 	$(BIN)/python bench/instructions.py
+
+# Each scrape, feed page, retention pass and worker round at 1,000 rows and at 1,000,000, with
+# one webhook endpoint and with 1,000 (docs/performance.md): callgrind's instructions on
+# SQLite; on a PostgreSQL server of its own (tests/support/local_servers.py), shared buffers.
+bench-scale: $(VENV)/.test
+	@command -v valgrind >/dev/null || \
+	if [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; \
+	else echo "make bench-scale needs valgrind: sudo apt-get install valgrind"; exit 1; fi
+	PYTHONPATH=tests $(BIN)/python -m bench.scale
 
 # A create's and a read's instructions by part, beside the floor's (docs/performance.md).
 bench-split: $(VENV)/.runtime
