@@ -30,6 +30,8 @@ OWNERS = {
     "webhook_endpoint_timelines": "app/webhooks/tables/endpoints/",
     "webhook_disables": "app/webhooks/tables/disables.py",
     "webhook_windows": "app/webhooks/tables/window_sizes.py",
+    "webhook_window_workers": "app/webhooks/tables/window_sizes.py",
+    "webhook_endpoint_changes": "app/webhooks/tables/endpoints/",
 }
 
 

@@ -143,7 +143,8 @@ def test_a_delivery_whose_worker_was_lost_on_its_last_attempt_fails(hooked, rece
     db, retries = database.of(app), Retries(webhook_settings.of(app))
     with db.transaction() as cursor:
         lease = database.Later(db, cursor, 60)
-        fanout.fan_out(db, cursor, [receiver.url], {"plant.created"}, 1, {}, lease)
+        rows = fanout.waiting(db, cursor, 1)
+        fanout.fan_out(cursor, rows, {}, [receiver.url], {"plant.created"}, {}, lease)
     # Leases that have run out already: three workers that died mid-attempt.
     for _ in range(retries.max_attempts):
         with db.transaction() as cursor:

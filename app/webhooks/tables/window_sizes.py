@@ -12,15 +12,15 @@ from sqlalchemy import (
     bindparam,
     delete,
     func,
+    or_,
     select,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 
-from ...database import Now, Statement, metadata
+from ...database import INSERTS, Now, Statement, metadata
 from ...database.column_types import UTCDateTime
 
-# A row per worker and receiver, rewritten while the worker runs; one past its expiry belongs
-# to a worker that is gone (killed, or its host lost).
+# A row per worker and receiver, written when its size changes; it counts while its worker is
+# alive (webhook_window_workers), or, a row of a worker that keeps none, until its expiry.
 webhook_windows = Table(
     "webhook_windows",
     metadata,
@@ -33,49 +33,82 @@ webhook_windows = Table(
     Column("expires_at", UTCDateTime, nullable=False),
     PrimaryKeyConstraint("worker", "receiver"),
 )
+# A row per running worker, rewritten while it runs: one row a write, however many receivers.
+webhook_window_workers = Table(
+    "webhook_window_workers",
+    metadata,
+    Column("worker", String(32), primary_key=True),
+    Column("expires_at", UTCDateTime, nullable=False),
+)
+w, k = webhook_windows.c, webhook_window_workers.c
+LIFE = Now("life", later=True)
 
-w = webhook_windows.c
+
+def _upsert(insert, table, keys, values):
+    new = insert(table).values({**{key: bindparam(key) for key in values}, "expires_at": LIFE})
+    updated = {key: new.excluded[key] for key in (*values, "expires_at") if key not in keys}
+    return new.on_conflict_do_update(index_elements=list(keys), set_=updated)
 
 
-def _upsert(insert):
-    new = insert(webhook_windows).values(
-        {
-            **{column: bindparam(column) for column in ("worker", "receiver", "size")},
-            "expires_at": Now("life", later=True),
-        }
+WRITE = Statement(
+    {
+        dialect: _upsert(
+            insert, webhook_windows, ("worker", "receiver"), ("worker", "receiver", "size")
+        )
+        for dialect, insert in INSERTS.items()
+    }
+)
+ALIVE = Statement(
+    {
+        dialect: _upsert(insert, webhook_window_workers, ("worker",), ("worker",))
+        for dialect, insert in INSERTS.items()
+    }
+)
+_live_worker = select(k.worker).where(k.worker == w.worker, k.expires_at >= Now()).exists()
+# Rows whose worker is gone: its own row expired, or it keeps none and theirs did.
+DELETE_EXPIRED = Statement(delete(webhook_windows).where(w.expires_at < Now(), ~_live_worker))
+DELETE_GONE = Statement(delete(webhook_window_workers).where(k.expires_at < Now()))
+DELETE_RECEIVER = Statement(
+    delete(webhook_windows).where(
+        w.worker == bindparam("worker"), w.receiver == bindparam("receiver")
     )
-    return new.on_conflict_do_update(
-        index_elements=[w.worker, w.receiver],
-        set_={"size": new.excluded.size, "expires_at": new.excluded.expires_at},
-    )
-
-
-WRITE = Statement({"sqlite": _upsert(sqlite.insert), "postgresql": _upsert(postgresql.insert)})
-DELETE_EXPIRED = Statement(delete(webhook_windows).where(w.expires_at < Now()))
+)
 DELETE_WORKER = Statement(delete(webhook_windows).where(w.worker == bindparam("worker")))
+FORGET_WORKER = Statement(delete(webhook_window_workers).where(k.worker == bindparam("worker")))
 LIVE = Statement(
     select(w.receiver, func.sum(w.size).label("size"))
-    .where(w.expires_at >= Now())
+    .where(or_(_live_worker, w.expires_at >= Now()))
     .group_by(w.receiver),
     "WindowSize",
 )
 
 
-def write(cursor, worker, sizes, life):
-    """Write worker's windows ({receiver: size}) for life seconds, in the cursor's transaction,
-    and delete the rows of workers gone by now, by the database's clock."""
+def write(cursor, worker, sizes, written, life):
+    """Write what changed of worker's windows ({receiver: size}) since written, what the last
+    write wrote (updated to sizes), and keep them alive for life seconds, in the cursor's
+    transaction: one row, and one for each window that changed. Rows of workers gone by now,
+    by the database's clock, are deleted."""
     DELETE_EXPIRED.execute(cursor)
-    rows = [
+    DELETE_GONE.execute(cursor)
+    ALIVE.execute(cursor, {"worker": worker, "life": life})
+    changed = [
         {"worker": worker, "receiver": receiver, "size": size, "life": life}
         for receiver, size in sizes.items()
+        if written.get(receiver) != size
     ]
-    if rows:
-        WRITE.executemany(cursor, rows)
+    if changed:
+        WRITE.executemany(cursor, changed)
+    gone = [{"worker": worker, "receiver": key} for key in written.keys() - sizes.keys()]
+    if gone:
+        DELETE_RECEIVER.executemany(cursor, gone)
+    written.clear()
+    written.update(sizes)
 
 
 def forget(cursor, worker):
     """Delete worker's windows (it stops), in the cursor's transaction."""
     DELETE_WORKER.execute(cursor, {"worker": worker})
+    FORGET_WORKER.execute(cursor, {"worker": worker})
 
 
 def live(db):

@@ -15,7 +15,8 @@ A delivery's life, and the one function that does each step:
    still wants already leased, in the fan-out, both by one claim
    (``tables.records.Delivery.claimed``); they wait in its queue (``windows.Windows.hold``).
 4. Sent. One attempt, signed with the receiver's keys (``loop.Worker._attempt``,
-   ``sender.Sender.send``, ``targets.Targets``, which each round reads anew).
+   ``sender.Sender.send``, ``targets.Targets``, which a round reads anew once an endpoint
+   changed: ``tables.endpoints.serial``).
 5. Recorded. The attempt's Outcome (``retries.Retries.outcome``) is written in the next round
    (``tables.deliveries.queue.record``), with what it says of an endpoint
    (``disabling.judge``); a claimed delivery not sent is given back
@@ -28,15 +29,19 @@ A delivery's life, and the one function that does each step:
    (``tables.deliveries.outbox.delete_delivered``); every row of an endpoint goes with it
    (``tables.endpoints.delete``).
 
-A round's transaction does, in order: lock the endpoints whose deliveries it writes (ascending,
-before any delivery row, as the API does), write the windows for /metrics (every half second),
-reload the targets (the endpoints), record, judge (disable), give back, claim, fan out (by each
-endpoint's timeline, read after the events), claim for the throttled endpoints, count the endpoints
-disabled: the write lock once per round, whatever the number of deliveries. Once a second, apart,
-``ledger.Ledger.tidy`` deletes old delivered rows and settles the strays of endpoints disabled or
-deleted while a round read them; among the receivers it lists, the worker takes up the operator's
-URLs no longer configured (``loop.Worker._keep_other_receivers``). Once a minute it forgets the
-timelines' entries that no waiting event can need.
+A round's transaction does, in order: read, no row locked, the events waiting to be fanned out
+and who has work (the receivers with a pending delivery, and those the events may go to); lock
+the endpoints whose deliveries it writes or claims (ascending, before any delivery row, as the
+API does), write the windows for /metrics (every half second, those that changed), the targets
+(the endpoints, as kept or read again), record, judge (disable), give back, claim from those
+with work, fan out (by each endpoint's timeline, read after the events), claim for the
+throttled endpoints, count the endpoints disabled: the write lock once per round, whatever the
+number of deliveries, and the statements of the work it has, whatever the number of endpoints.
+Once a second, apart, ``ledger.Ledger.tidy`` deletes the oldest delivered rows past the
+retention and settles the strays of endpoints disabled or deleted while a round read them;
+among the receivers it lists, the worker takes up the operator's URLs no longer configured
+(``loop.Worker._keep_other_receivers``). Once a minute it forgets the timelines' entries that
+no waiting event can need.
 """
 
 from .loop import Worker

@@ -61,6 +61,9 @@ class Ledger:
         self.event_retention = events.retention.Retention(app)
         self.worker = uuid.uuid4().hex
         self.steps = throttling.Steps()
+        self.timelines = timelines.Kept()
+        # The windows' sizes as last written: a write sends only what changed since.
+        self._windows_written = {}
         self._windows_due = self._prune_due = 0.0
 
     def round(self, outcomes, unsent, wants, sizes, kept=()):
@@ -69,24 +72,38 @@ class Ledger:
         Targets read, with kept, operator's URLs no longer configured that are still sent to.
         Every WINDOWS_INTERVAL, the windows' sizes ({receiver: size}) are written for /metrics
         too. Nothing given is changed."""
-        with self.db.transaction() as cursor:
-            held = self._lock(cursor, outcomes, unsent, wants)
-            self._write_windows(cursor, sizes)
-            self._reload_targets(cursor, kept)
-            queue.record(cursor, outcomes)
-            disabled = self._judge(cursor, outcomes)
-            queue.release(cursor, unsent)
-            # The lease's end by the database's clock: the claim's mark, which its outcome
-            # must find, read once for every claim of the round, when the first is made.
-            until = database.Later(self.db, cursor, self.lease)
-            wanted, paced = self._split_wants(wants, held)
-            # The most overdue first; what the windows still want comes claimed from the fan-out.
-            claimed = queue.claim(cursor, wanted, until, self.retries)
-            claimed += self._fan_out(cursor, wanted, claimed, until)
-            # Last: the due times are nearest to the commit that lets them be sent.
-            claimed += self._claim_throttled(cursor, paced, until)
-            disabling.count(cursor, disabled)
-            return Round(claimed, self.targets)
+        try:
+            with self.db.transaction() as cursor:
+                return self._round(cursor, outcomes, unsent, wants, sizes, kept)
+        except BaseException:
+            # Rolled back: none of the windows it wrote was, so the next write writes each.
+            self._windows_written = {}
+            raise
+
+    def _round(self, cursor, outcomes, unsent, wants, sizes, kept):
+        # Read first, no row locked: who has work, a pending delivery or a waiting event
+        # it may take, so that the round locks and asks those alone.
+        rows = fanout.waiting(self.db, cursor, FANOUT_BATCH)
+        by_type = self.timelines.current(cursor) if rows else {}
+        backlog = queue.backlogged(cursor)
+        working = backlog | fanout.receivers(rows, by_type, self.urls, self.operator_types)
+        held = self._lock(cursor, outcomes, unsent, wants, working)
+        self._write_windows(cursor, sizes)
+        self._reload_targets(cursor, kept)
+        queue.record(cursor, outcomes)
+        disabled = self._judge(cursor, outcomes)
+        queue.release(cursor, unsent)
+        # The lease's end by the database's clock: the claim's mark, which its outcome
+        # must find, read once for every claim of the round, when the first is made.
+        until = database.Later(self.db, cursor, self.lease)
+        wanted, paced = self._split_wants(wants, held, working)
+        # The most overdue first; what the windows still want comes claimed from the fan-out.
+        claimed = queue.claim(cursor, _of(wanted, backlog), until, self.retries)
+        claimed += self._fan_out(cursor, rows, wanted, claimed, until)
+        # Last: the due times are nearest to the commit that lets them be sent.
+        claimed += self._claim_throttled(cursor, paced, until)
+        disabling.count(cursor, disabled)
+        return Round(claimed, self.targets)
 
     def settle(self, outcomes, unsent, kept=()):
         """Record the last outcomes, give back what was not sent, and take this worker's
@@ -106,8 +123,8 @@ class Ledger:
         the strays of endpoints disabled or deleted (see rounds.settle_strays), and once a
         minute forget the timelines' entries that no waiting event needs. How many rows the
         first step deleted at the most, and every receiver the outbox holds."""
+        deleted = outbox.delete_delivered(self.db, retention, batch)
         receivers = outbox.receivers(self.db)
-        deleted = outbox.delete_delivered(self.db, receivers, retention, batch)
         deleted = max(deleted, self.event_retention.prune(batch))
         strays = list(self._strays(receivers))
         if strays:
@@ -141,18 +158,19 @@ class Ledger:
     def _write_windows(self, cursor, sizes):
         if time.monotonic() < self._windows_due:
             return
-        window_sizes.write(cursor, self.worker, sizes, WINDOWS_LIFE)
+        window_sizes.write(cursor, self.worker, sizes, self._windows_written, WINDOWS_LIFE)
         self._windows_due = time.monotonic() + WINDOWS_INTERVAL
 
-    def _lock(self, cursor, outcomes, unsent, wants):
+    def _lock(self, cursor, outcomes, unsent, wants, working=()):
         # Before any delivery row, every endpoint whose rows the round writes: those its
         # outcomes may change, and the throttled ones it claims for (their schedule), and those
-        # whose deliveries it gives back or claims, so that a disable waits for the round, and
-        # the endpoints read next are what it writes over. The ids held for update.
+        # whose deliveries it gives back or claims (the ones in working that want some), so
+        # that a disable waits for the round, and the endpoints read next are what it writes
+        # over. The ids held for update.
+        busy = {key for key in working if key in wants and is_endpoint(key)}
         writes = {each.receiver for each in outcomes if is_endpoint(each.receiver)}
-        writes |= self.targets.throttled.keys() & wants.keys()
-        reads = {each.receiver for each in unsent} | set(wants)
-        reads = {each for each in reads if is_endpoint(each)}
+        writes |= busy & self.targets.throttled.keys()
+        reads = {each.receiver for each in unsent if is_endpoint(each.receiver)} | busy
         return rounds.lock(self.db, cursor, writes, reads)
 
     def _reload_targets(self, cursor, kept):
@@ -167,23 +185,31 @@ class Ledger:
             self.logger.warning("webhook endpoint %s disabled: %s", endpoint_id, reason)
         return disabled
 
-    def _split_wants(self, wants, held):
-        # Claims only for what is still sent to, as read with the endpoints locked; a
-        # throttled endpoint's by its schedule, only while its row is held for update.
+    def _split_wants(self, wants, held, working):
+        # Claims only for what has work and is still sent to, as read with the endpoints
+        # locked; a throttled endpoint's by its schedule, only while its row is held for update.
         sent_to, rates = self.targets.by_receiver, self.targets.throttled
-        wanted = {key: n for key, n in wants.items() if key in sent_to and key not in rates}
-        paced = {key: n for key, n in wants.items() if key in rates and key in held}
+        busy = [key for key in working if key in wants and key in sent_to]
+        wanted = {key: wants[key] for key in busy if key not in rates}
+        paced = {key: wants[key] for key in busy if key in rates and key in held}
         return wanted, paced
 
-    def _fan_out(self, cursor, wanted, claimed, until):
-        # Written claimed: what the windows want beyond the due deliveries claimed.
+    def _fan_out(self, cursor, rows, wanted, claimed, until):
+        # Written claimed: what the windows want beyond the due deliveries claimed. The
+        # timelines again if an endpoint changed since they were read (this round's disables).
+        if not rows:
+            return []
         taken = collections.Counter(delivery.receiver for delivery in claimed)
         left = {key: count - taken[key] for key, count in wanted.items()}
-        return fanout.fan_out(
-            self.db, cursor, self.urls, self.operator_types, FANOUT_BATCH, left, until
-        )
+        by_type = self.timelines.current(cursor)
+        return fanout.fan_out(cursor, rows, by_type, self.urls, self.operator_types, left, until)
 
     def _claim_throttled(self, cursor, paced, until):
         # Each throttled endpoint's deliveries, made due on its schedule.
         rates = self.targets.throttled
         return throttling.claim(cursor, paced, rates, until, self.retries, self.steps)
+
+
+def _of(wants, receivers):
+    # The wants of those receivers alone.
+    return {key: count for key, count in wants.items() if key in receivers}

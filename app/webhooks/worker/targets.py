@@ -8,7 +8,7 @@ from typing import NamedTuple
 from ..payloads import PLANT, Payload
 from ..receivers import receiver_name
 from ..security.keys import UNSEALED, Keyring, UnreadableSecret, signing_key
-from ..tables.endpoints import rounds
+from ..tables.endpoints import rounds, serial
 from ..tables.records import Endpoint
 
 
@@ -62,6 +62,9 @@ class Reader:
         self._keys = {}
         # Said once, when the first endpoint is read: a worker with none has nothing to seal.
         self._warn_unsealed = not settings.keys
+        # The endpoints as last read, the change serial then, the first overlap's end, and
+        # the Targets made of them with the kept URLs: the same object while nothing changed.
+        self._read = self._serial = self._ends = self._made = None
 
     def operator(self, kept=()):
         """The Targets of the operator's receivers alone: the configured URLs, and kept, URLs no
@@ -74,31 +77,45 @@ class Reader:
         return Targets(targets, {}, {})
 
     def read(self, db, cursor, kept):
-        """Every receiver's Targets, the endpoints read in the cursor's transaction: one read a
-        round."""
-        targets = dict(self.operator(kept).by_receiver)
-        throttled = {}
-        read = {each.id: each for each in rounds.for_worker(cursor)}
+        """Every receiver's Targets, the endpoints as they are in the cursor's transaction:
+        read again only when one changed since the last read (their change serial moved on),
+        or a replaced secret's overlap has ended by the database's clock; else kept."""
+        changed, now = serial.read(cursor)
+        if self._read is None or changed != self._serial or (self._ends and now >= self._ends):
+            self._serial, self._made = changed, None
+            self._read = self._of(rounds.for_worker(cursor))
+        kept = tuple(kept)
+        if self._made is None or self._made[0] != kept:
+            read, targets, throttled = self._read
+            made = Targets({**self.operator(kept).by_receiver, **targets}, read, throttled)
+            self._made = (kept, made)
+        return self._made[1]
+
+    def _of(self, endpoints):
+        # (every Endpoint by id, the Targets of those sent to, their throttle rates), and when
+        # the first overlap of a replaced secret ends (None when none lasts).
+        read = {each.id: each for each in endpoints}
         # Only what the endpoints hold now is kept: deleted ones and replaced secrets go.
         self._unreadable &= read.keys()
         opened, self._keys = self._keys, {}
         if read and self._warn_unsealed:
             self.logger.warning(UNSEALED)
             self._warn_unsealed = False
+        targets, throttled, ends = {}, {}, []
         for each in read.values():
             if not each.enabled:
                 continue
             sealed = [each.secret]
-            if each.previous_secret is not None and each.previous_until is not None:
-                sealed.append(each.previous_secret)
-            if each.older_secret is not None and each.older_until is not None:
-                sealed.append(each.older_secret)
+            for secret, until in _overlaps(each):
+                sealed.append(secret)
+                ends.append(until)
             keys = self._open(each.id, sealed, opened)
             if keys:
                 targets[each.id] = Target(each.url, each.id, keys, each, each.payload)
                 if each.throttle_rate is not None:
                     throttled[each.id] = each.throttle_rate
-        return Targets(targets, read, throttled)
+        self._ends = min(ends, default=None)
+        return read, targets, throttled
 
     def _open(self, endpoint_id, sealed, opened):
         # Opened once per stored text, not at every reading: Fernet's check costs as much as a
@@ -117,3 +134,11 @@ class Reader:
         key = opened.get(sealed) or signing_key(self.keyring.open(sealed))
         self._keys[sealed] = key
         return key
+
+
+def _overlaps(endpoint):
+    # (sealed secret, when its overlap ends) of each replaced secret that still signs.
+    if endpoint.previous_secret is not None and endpoint.previous_until is not None:
+        yield endpoint.previous_secret, endpoint.previous_until
+    if endpoint.older_secret is not None and endpoint.older_until is not None:
+        yield endpoint.older_secret, endpoint.older_until

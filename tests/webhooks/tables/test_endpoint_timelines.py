@@ -38,7 +38,9 @@ def fan_out(app):
     """Fan out every waiting event to the endpoints, claiming none."""
     db = database.of(app)
     with db.transaction() as cursor:
-        fanout.fan_out(db, cursor, [], set(), 1000, {}, database.Later(db, cursor, 60))
+        rows = fanout.waiting(db, cursor, 1000)
+        by_type = timelines.Kept().current(cursor)
+        fanout.fan_out(cursor, rows, by_type, [], set(), {}, database.Later(db, cursor, 60))
 
 
 def patch(client, headers, endpoint_id, **changes):

@@ -22,7 +22,8 @@ STATUSES = tuple(DeliveryStatus)
 LOST = "worker lost during the last attempt"
 # The partial indexes' conditions, which a statement repeats word for word to be served by one
 # (SQLite uses a partial index only for a query whose WHERE has its terms as they are written).
-UNSETTLED_WHERE = "status IN ('pending', 'failed')"
+PENDING_WHERE = "status = 'pending'"
+DELIVERED_WHERE = "status = 'delivered'"
 FAILED_WHERE = "status = 'failed'"
 
 # One row per event and receiver, written by the worker as it fans events out (fanout.py).
@@ -51,26 +52,42 @@ deliveries = Table(
     Column("event_id", String(64)),
     # The first 1024 bytes of the last answer's body, decoded; None when there was no answer.
     Column("response_body", Text),
-    # Each receiver's deliveries by status and time: its due ones, claimed apart from every
-    # other receiver's, and its old delivered ones (a delivered row's next_attempt_at is when
-    # it was delivered), for the retention: one index, so a create writes one page fewer.
-    Index("deliveries_receiver_due", "receiver", "status", "next_attempt_at"),
     # An endpoint's log, newest first, a page at a time.
     Index("deliveries_receiver_created", "receiver", "created_at"),
-    # What is counted per receiver and what is listed: the outbox's backlog alone, not the
-    # delivered rows, so that a count costs what is waiting, never what was sent (totals.py).
+    # A pending or delivered row is in one of these at a time, by its status (each partial),
+    # so that it is in as many indexes as before there were these. The pending ones by receiver and
+    # due time: what a round looks for work in and claims from, and what is counted (totals.py),
+    # at the cost of what waits, never of what was sent.
     Index(
-        "deliveries_unsettled",
+        "deliveries_pending",
         "receiver",
-        "status",
+        "next_attempt_at",
         "created_at",
-        postgresql_where=text(UNSETTLED_WHERE),
-        sqlite_where=text(UNSETTLED_WHERE),
+        postgresql_where=text(PENDING_WHERE),
+        sqlite_where=text(PENDING_WHERE),
     ),
+    # The delivered ones by when they were delivered (a delivered row's next_attempt_at), for
+    # the retention: the oldest first, whatever their receiver, one range.
+    Index(
+        "deliveries_delivered",
+        "next_attempt_at",
+        postgresql_where=text(DELIVERED_WHERE),
+        sqlite_where=text(DELIVERED_WHERE),
+    ),
+    # The failed ones by age, listed a page at a time, and by receiver, counted per receiver
+    # (a failed row is in both: failed rows are few, and an index that gives a count's order
+    # would otherwise lead SQLite's planner to the endpoint log's, across every delivery).
     Index(
         "deliveries_failed",
         "created_at",
         "id",
+        postgresql_where=text(FAILED_WHERE),
+        sqlite_where=text(FAILED_WHERE),
+    ),
+    Index(
+        "deliveries_failed_receiver",
+        "receiver",
+        "created_at",
         postgresql_where=text(FAILED_WHERE),
         sqlite_where=text(FAILED_WHERE),
     ),

@@ -9,15 +9,12 @@ from . import DELIVERED, PENDING, deliveries
 
 c = deliveries.c
 ID, RECEIVER, LIMIT = (bindparam(key) for key in ("id", "receiver", "limit"))
-# Oldest first, in the per-receiver index's own order: the planner's one cheap plan however
-# many rows it expects to have expired, where a LIMIT alone lets it bet on a scan of the table.
+# Oldest first, whatever their receiver, in their partial index's own order: the planner's one
+# cheap plan however many rows it expects to have expired, where a LIMIT alone lets it bet on a
+# scan of the table.
 EXPIRED = Statement(
     select(c.id)
-    .where(
-        c.receiver == RECEIVER,
-        c.status == inline(DELIVERED),
-        c.next_attempt_at < Now("cutoff", later=True),
-    )
+    .where(c.status == inline(DELIVERED), c.next_attempt_at < Now("cutoff", later=True))
     .order_by(c.next_attempt_at)
     .limit(LIMIT)
     .with_for_update(skip_locked=True)
@@ -43,19 +40,13 @@ def _receivers():
 RECEIVERS = _receivers()
 
 
-def delete_delivered(db, receivers, older_than, limit):
-    """Delete up to limit deliveries to receivers (those the outbox holds: configured, an
-    endpoint disabled, or neither) delivered more than older_than (a timedelta) ago by the
-    database's clock; how many went."""
-    cutoff = -older_than.total_seconds()
-    ids = []
+def delete_delivered(db, older_than, limit):
+    """Delete up to limit deliveries, the oldest first, delivered more than older_than (a
+    timedelta) ago by the database's clock, to any receiver; how many went."""
+    values = {"cutoff": -older_than.total_seconds(), "limit": limit}
     with db.transaction() as cursor:
-        for receiver in receivers:
-            left = {"receiver": receiver, "cutoff": cutoff, "limit": limit - len(ids)}
-            EXPIRED.execute(cursor, left)
-            ids += [{"id": each} for each in EXPIRED.values(cursor)]
-            if len(ids) >= limit:
-                break
+        EXPIRED.execute(cursor, values)
+        ids = [{"id": each} for each in EXPIRED.values(cursor)]
         if ids:
             DELETE.executemany(cursor, ids)
     return len(ids)

@@ -5,7 +5,7 @@ outbox.py)."""
 import uuid
 
 import sqlalchemy
-from sqlalchemy import bindparam, case, null, or_, select, update
+from sqlalchemy import bindparam, case, func, null, or_, select, update
 
 from ....database import Now, Statement, inline
 from ..records import Delivery
@@ -98,6 +98,18 @@ DUE = Statement(
     "Due",
 )
 
+
+def _backlogged():
+    # Every receiver with a pending delivery, one index lookup each (a loose index scan of the
+    # pending rows' own index), so that a round asks only them for due deliveries.
+    pending = c.status == inline(PENDING)
+    r = select(func.min(c.receiver).label("receiver")).where(pending).cte("r", recursive=True)
+    following = select(func.min(c.receiver)).where(pending, c.receiver > r.c.receiver)
+    r = r.union_all(select(following.scalar_subquery()).where(r.c.receiver.is_not(None)))
+    return Statement(select(r.c.receiver).where(r.c.receiver.is_not(None)))
+
+
+BACKLOGGED = _backlogged()
 CLAIM = Statement(
     update(deliveries)
     .where(c.id == ID)
@@ -173,6 +185,12 @@ def claim(cursor, wants, until, retries):
     if lost:
         GIVE_UP.executemany(cursor, lost)
     return claimed
+
+
+def backlogged(cursor):
+    """The receivers with a pending delivery, due or not, as a set: those a claim may find."""
+    BACKLOGGED.execute(cursor)
+    return set(BACKLOGGED.values(cursor))
 
 
 def schedule(cursor, dues):

@@ -25,6 +25,9 @@ from ....database.column_types import EnumText, JSONText, UTCDateTime
 from ...payloads import PLANT, Payload
 from ..deliveries import endpoint_log
 from . import timelines
+
+# Wherever the endpoints' table is known, so is the table their writes count in.
+from .serial import webhook_endpoint_changes as webhook_endpoint_changes
 from .timelines import webhook_endpoint_timelines
 
 ID_LENGTH = 64

@@ -30,6 +30,7 @@ from .... import events
 from ....database import Statement, inline, metadata, utcnow
 from ....database.backend_schema import postgresql_default, postgresql_only
 from ....database.column_types import JSONText, UTCDateTime
+from . import serial
 
 # How long a replaced entry is kept for events whose transactions have not committed yet.
 UNCOMMITTED_KEPT = "1 hour"
@@ -161,6 +162,34 @@ def of_endpoints(cursor):
         timeline.places.append((state.epoch, state.xid))
         timeline.enabled.append(state.enabled)
         timeline.events.append(frozenset(state.events))
+    return found
+
+
+class Kept:
+    """Every endpoint's Timeline as a worker last read it, by event type, read again only once
+    an endpoint changed (their change serial moved on: serial.py). Entries pruned since stay
+    until then: they decide no event still to be read."""
+
+    def __init__(self):
+        # None until the first read: a serial of None is a table no change has written yet.
+        self.changed = self.by_type = None
+
+    def current(self, cursor):
+        """{event type: [(endpoint id, Timeline)] of every endpoint one of whose entries took
+        it}, as the endpoints are in the cursor's transaction: call it after reading the events
+        it judges, so that no change committed before one of them is missed."""
+        changed, _ = serial.read(cursor)
+        if self.by_type is None or changed != self.changed:
+            self.changed = changed
+            self.by_type = _by_type(of_endpoints(cursor))
+        return self.by_type
+
+
+def _by_type(by_endpoint):
+    found = {}
+    for endpoint_id, timeline in by_endpoint.items():
+        for event_type in frozenset().union(*timeline.events):
+            found.setdefault(event_type, []).append((endpoint_id, timeline))
     return found
 
 
