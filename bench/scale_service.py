@@ -93,7 +93,7 @@ class Service:
         """The call of one round as the worker's loop makes it, with what its windows want."""
         worker = self.worker
         wants = worker.windows.wants(worker.targets.by_receiver)
-        sizes = worker.windows.sizes()
+        sizes = worker.windows.resized()
         # The windows are written every WINDOWS_INTERVAL: an idle worker's round always does.
         time.sleep(WINDOWS_INTERVAL)
 

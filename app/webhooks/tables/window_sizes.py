@@ -83,26 +83,23 @@ LIVE = Statement(
 )
 
 
-def write(cursor, worker, sizes, written, life):
-    """Write what changed of worker's windows ({receiver: size}) since written, what the last
-    write wrote (updated to sizes), and keep them alive for life seconds, in the cursor's
-    transaction: one row, and one for each window that changed. Rows of workers gone by now,
-    by the database's clock, are deleted."""
+def write(cursor, worker, changed, life):
+    """Write worker's windows that changed ({receiver: size, or None for one gone}) and keep
+    all of them alive for life seconds, in the cursor's transaction: one row, and one for each
+    window that changed. Rows of workers gone by now, by the database's clock, are deleted."""
     DELETE_EXPIRED.execute(cursor)
     DELETE_GONE.execute(cursor)
     ALIVE.execute(cursor, {"worker": worker, "life": life})
-    changed = [
+    rows = [
         {"worker": worker, "receiver": receiver, "size": size, "life": life}
-        for receiver, size in sizes.items()
-        if written.get(receiver) != size
+        for receiver, size in changed.items()
+        if size is not None
     ]
-    if changed:
-        WRITE.executemany(cursor, changed)
-    gone = [{"worker": worker, "receiver": key} for key in written.keys() - sizes.keys()]
+    if rows:
+        WRITE.executemany(cursor, rows)
+    gone = [{"worker": worker, "receiver": key} for key, size in changed.items() if size is None]
     if gone:
         DELETE_RECEIVER.executemany(cursor, gone)
-    written.clear()
-    written.update(sizes)
 
 
 def forget(cursor, worker):

@@ -62,25 +62,31 @@ class Ledger:
         self.worker = uuid.uuid4().hex
         self.steps = throttling.Steps()
         self.timelines = timelines.Kept()
-        # The windows' sizes as last written: a write sends only what changed since.
-        self._windows_written = {}
+        # The windows' sizes changed since the last write ({receiver: size, or None when it
+        # went}), and those a round's write holds until its commit.
+        self._unwritten, self._writing = {}, {}
         self._windows_due = self._prune_due = 0.0
 
     def round(self, outcomes, unsent, wants, sizes, kept=()):
         """One round's transaction, steps 2, 3 and 5 of a delivery's life (see the package's
         docstring): the Round, with the Deliveries claimed (up to wants[receiver] each) and the
         Targets read, with kept, operator's URLs no longer configured that are still sent to.
-        Every WINDOWS_INTERVAL, the windows' sizes ({receiver: size}) are written for /metrics
-        too. Nothing given is changed."""
+        sizes, the windows resized since the last round ({receiver: size, or None for one
+        gone}), are written for /metrics with those of the rounds before, every
+        WINDOWS_INTERVAL. Nothing given is changed."""
+        self._unwritten.update(sizes)
         try:
             with self.db.transaction() as cursor:
-                return self._round(cursor, outcomes, unsent, wants, sizes, kept)
+                done = self._round(cursor, outcomes, unsent, wants, kept)
         except BaseException:
-            # Rolled back: none of the windows it wrote was, so the next write writes each.
-            self._windows_written = {}
+            # Rolled back: what it wrote of the windows is still to be written.
+            self._unwritten = {**self._writing, **self._unwritten}
             raise
+        finally:
+            self._writing = {}
+        return done
 
-    def _round(self, cursor, outcomes, unsent, wants, sizes, kept):
+    def _round(self, cursor, outcomes, unsent, wants, kept):
         # Read first, no row locked: who has work, a pending delivery or a waiting event
         # it may take, so that the round locks and asks those alone.
         rows = fanout.waiting(self.db, cursor, FANOUT_BATCH)
@@ -88,7 +94,7 @@ class Ledger:
         backlog = queue.backlogged(cursor)
         working = backlog | fanout.receivers(rows, by_type, self.urls, self.operator_types)
         held = self._lock(cursor, outcomes, unsent, wants, working)
-        self._write_windows(cursor, sizes)
+        self._write_windows(cursor)
         self._reload_targets(cursor, kept)
         queue.record(cursor, outcomes)
         disabled = self._judge(cursor, outcomes)
@@ -155,10 +161,11 @@ class Ledger:
             if endpoint is None or outbox.any_pending(self.db, each):
                 yield each
 
-    def _write_windows(self, cursor, sizes):
+    def _write_windows(self, cursor):
         if time.monotonic() < self._windows_due:
             return
-        window_sizes.write(cursor, self.worker, sizes, self._windows_written, WINDOWS_LIFE)
+        self._writing, self._unwritten = self._unwritten, {}
+        window_sizes.write(cursor, self.worker, self._writing, WINDOWS_LIFE)
         self._windows_due = time.monotonic() + WINDOWS_INTERVAL
 
     def _lock(self, cursor, outcomes, unsent, wants, working=()):

@@ -112,7 +112,7 @@ class Worker:
             send_by = time.monotonic() + self.timeout
             try:
                 wants = self.windows.wants(self.targets.by_receiver)
-                sizes = self.windows.sizes()
+                sizes = self.windows.resized()
                 claimed, self.targets = await self._in_db(
                     self.ledger.round, outcomes, unsent, wants, sizes, self.kept
                 )

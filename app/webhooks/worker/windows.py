@@ -66,6 +66,7 @@ class Windows:
         # Claimed deliveries are sent within one timeout of their claim (see Ledger.lease).
         self.ahead = min(CLAIM_AHEAD, settings.timeout / 2)
         self.by_key = {}
+        self._resized = {}
         for url in settings.urls:
             self.add(url)
         self.in_flight = 0
@@ -80,6 +81,7 @@ class Windows:
         if key in self.by_key:
             return False
         self.by_key[key] = Window(key, self.base, self.most)
+        self._resized[key] = self.base
         return True
 
     def forget(self, sendable):
@@ -88,6 +90,7 @@ class Windows:
         for key, window in list(self.by_key.items()):
             if key not in sendable and not window.in_flight and not window.queue:
                 del self.by_key[key]
+                self._resized[key] = None
 
     def _in_turn(self):
         # The receiver served first turns round, so that none starves the others.
@@ -152,13 +155,13 @@ class Windows:
     def done(self, window, answered):
         """An attempt through window ended; answered: with a 2xx. Its size follows; whether it
         runs low on claimed deliveries while more are due, and so wants a claim now."""
-        flight = window.in_flight
+        flight, before = window.in_flight, int(window.size)
         window.in_flight -= 1
         self.in_flight -= 1
         window.answering = answered
         if not answered:
             window.threshold = max(self.base, flight // 2)
-            window.size = self.base
+            self._resize(window, self.base, before)
             return False
         window.answers += 1
         # One whose next delivery is not due yet (a throttled endpoint's) is held back by
@@ -166,12 +169,23 @@ class Windows:
         # application sends less than it allows (RFC 7661).
         if window.queue and window.size < self.most and not _waits(window.queue, time.monotonic()):
             step = 1 if window.size < window.threshold else 1 / window.size
-            window.size = min(self.most, window.size + step)
+            self._resize(window, min(self.most, window.size + step), before)
         return window.more and len(window.queue) < window.depth // 2
+
+    def _resize(self, window, size, before):
+        window.size = size
+        if int(size) != before:
+            self._resized[window.key] = int(size)
 
     def sizes(self):
         """{receiver: its window, whole slots}."""
         return {key: int(window.size) for key, window in self.by_key.items()}
+
+    def resized(self):
+        """{receiver: its window, whole slots, or None when it went} of the windows added,
+        resized or gone since the last call: what /metrics has still to be told."""
+        resized, self._resized = self._resized, {}
+        return resized
 
     def drain(self):
         """Empty every queue; the Deliveries that were in them."""

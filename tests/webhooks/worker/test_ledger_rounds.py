@@ -6,7 +6,9 @@ import datetime
 import re
 
 import pytest
+from sqlalchemy import text
 
+from app import database
 from app.database import utcnow
 from app.webhooks.tables.deliveries import LOST
 from app.webhooks.tables.records import Outcome
@@ -123,6 +125,29 @@ def test_a_round_shows_the_windows_on_metrics_until_the_worker_settles(published
     assert window_of(client, URL) == 8
     ledger.settle([], [])
     assert window_of(client, URL) is None
+
+
+def test_a_window_written_once_stays_on_metrics_while_its_worker_runs(published):
+    app, ledger = published(0)
+    client = app.test_client()
+    ledger.round([], [], {}, {URL: 8})
+    # Its row's own expiry past: the worker's row, rewritten at each write, keeps it alive.
+    _expire(app, "webhook_windows")
+    ledger._windows_due = 0.0
+    ledger.round([], [], {}, {})
+    assert window_of(client, URL) == 8
+    # The worker gone (its row expired): its windows leave /metrics and the table.
+    _expire(app, "webhook_window_workers")
+    assert window_of(client, URL) is None
+    Ledger(app).round([], [], {}, {})
+    with database.of(app).engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM webhook_windows")).scalar() == 0
+
+
+def _expire(app, table):
+    past = utcnow() - datetime.timedelta(minutes=1)
+    with database.of(app).engine.begin() as conn:
+        conn.execute(text(f"UPDATE {table} SET expires_at = :past"), {"past": past})
 
 
 def test_settling_records_the_last_outcomes_and_gives_back_the_rest(published):

@@ -220,3 +220,16 @@ def test_a_window_whose_next_delivery_is_not_due_does_not_open():
     for _ in range(3):
         assert round_trip(ws) in (0, 1)
     assert ws.sizes() == {A: 4}
+
+
+def test_resized_tells_each_window_added_resized_or_gone_once():
+    ws = windows(WEBHOOK_RECEIVER_CONCURRENCY=4, WEBHOOK_RECEIVER_CONCURRENCY_MAX=16)
+    ws.add(A)
+    ws.add(B)
+    assert ws.resized() == {A: 4, B: 4}
+    assert ws.resized() == {}  # nothing changed since
+    hold(ws, A, 100)
+    round_trip(ws)
+    assert ws.resized() == {A: 8}
+    ws.forget({A: None})
+    assert ws.resized() == {B: None}
