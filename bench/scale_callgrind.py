@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 from bench.scale_fill import fill
-from bench.scale_service import OTHER, ROUNDS, ROWS, SUBSCRIBED, Service
+from bench.scale_service import OTHER, ROUNDS, ROWS, SUBSCRIBED, Service, warm_up
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CALLGRIND = [
@@ -43,9 +43,8 @@ def _told(line):
 
 
 def counted(service, name, operation):
-    """Run operation once to warm up, then inside its own exec (the counted part)."""
-    operation(service)()
-    service.settle()
+    """Warm up (warm_up), then run operation inside its own exec (the counted part)."""
+    warm_up(service, operation)
     call = operation(service)
     _told(COUNTING)
     # Each operation starts from an empty garbage collector (bench/instructions.py says why).

@@ -14,7 +14,7 @@ from sqlalchemy import create_engine, make_url, text
 
 from bench.scale_callgrind import label
 from bench.scale_fill import fill
-from bench.scale_service import OTHER, ROUNDS, ROWS, SUBSCRIBED, Service
+from bench.scale_service import OTHER, ROUNDS, ROWS, SUBSCRIBED, Service, warm_up
 from support.local_servers import (
     POSTGRES_OPTIONS,
     PostgresTemplate,
@@ -79,8 +79,7 @@ class Server:
 
 
 def _median_run(server, dbname, service, operation):
-    operation(service)()
-    service.settle()
+    warm_up(service, operation)
     runs = []
     for _ in range(REPEATS):
         call = operation(service)

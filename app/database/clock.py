@@ -15,7 +15,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement
 from sqlalchemy.sql.visitors import InternalTraversal
 
-from .column_types import UTCDateTime, sqlite_text
+from .column_types import UTCDateTime
 from .sql import Statement, utcnow
 
 
@@ -72,7 +72,8 @@ class HostTime(TypeDecorator):
             now = utcnow()
             if seconds:
                 now += datetime.timedelta(seconds=seconds)
-            return sqlite_text(now)
+            # sqlite_text's digits, of a time already in UTC: no conversion at each create.
+            return now.isoformat(" ", "microseconds")[:26]
 
         return process
 
