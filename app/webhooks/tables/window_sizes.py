@@ -86,9 +86,7 @@ LIVE = Statement(
 def write(cursor, worker, changed, life):
     """Write worker's windows that changed ({receiver: size, or None for one gone}) and keep
     all of them alive for life seconds, in the cursor's transaction: one row, and one for each
-    window that changed. Rows of workers gone by now, by the database's clock, are deleted."""
-    DELETE_EXPIRED.execute(cursor)
-    DELETE_GONE.execute(cursor)
+    window that changed."""
     ALIVE.execute(cursor, {"worker": worker, "life": life})
     rows = [
         {"worker": worker, "receiver": receiver, "size": size, "life": life}
@@ -100,6 +98,14 @@ def write(cursor, worker, changed, life):
     gone = [{"worker": worker, "receiver": key} for key, size in changed.items() if size is None]
     if gone:
         DELETE_RECEIVER.executemany(cursor, gone)
+
+
+def forget_gone(db):
+    """Delete the rows of workers gone by now, by the database's clock, which no scrape counts
+    any more: a scan of the windows, done apart from the rounds."""
+    with db.transaction() as cursor:
+        DELETE_EXPIRED.execute(cursor)
+        DELETE_GONE.execute(cursor)
 
 
 def forget(cursor, worker):

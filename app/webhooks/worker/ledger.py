@@ -24,7 +24,8 @@ LEASE_MARGIN = 5
 FANOUT_BATCH = 500
 # Seconds between two writes of the windows for /metrics, and how long /metrics believes one.
 WINDOWS_INTERVAL, WINDOWS_LIFE = 0.5, 5
-# Seconds between two prunings of the endpoints' timelines (timelines.prune).
+# Seconds between two prunings of the endpoints' timelines (timelines.prune) and of the
+# windows of workers gone (window_sizes.forget_gone).
 PRUNE_INTERVAL = 60
 
 
@@ -127,7 +128,8 @@ class Ledger:
         """Delete up to batch deliveries delivered more than retention ago, and up to batch
         events older than the feed's retention (events.retention.Retention.prune); then settle
         the strays of endpoints disabled or deleted (see rounds.settle_strays), and once a
-        minute forget the timelines' entries that no waiting event needs. How many rows the
+        minute forget the timelines' entries that no waiting event needs and the windows of
+        workers gone. How many rows the
         first step deleted at the most, and every receiver the outbox holds."""
         deleted = outbox.delete_delivered(self.db, retention, batch)
         receivers = outbox.receivers(self.db)
@@ -136,14 +138,16 @@ class Ledger:
         if strays:
             with self.db.transaction() as cursor:
                 rounds.settle_strays(self.db, cursor, strays)
-        self._prune_timelines()
+        self._prune()
         return deleted, receivers
 
-    def _prune_timelines(self):
-        # The entries no event that may still be fanned out was written in.
+    def _prune(self):
+        # The entries no event that may still be fanned out was written in, and the windows
+        # no scrape counts any more.
         if time.monotonic() < self._prune_due:
             return
         timelines.prune(self.db)
+        window_sizes.forget_gone(self.db)
         self._prune_due = time.monotonic() + PRUNE_INTERVAL
 
     def fail_pending(self, receiver, error):
