@@ -129,8 +129,8 @@ class Ledger:
         events older than the feed's retention (events.retention.Retention.prune); then settle
         the strays of endpoints disabled or deleted (see rounds.settle_strays), and once a
         minute forget the timelines' entries that no waiting event needs and the windows of
-        workers gone. How many rows the
-        first step deleted at the most, and every receiver the outbox holds."""
+        workers gone. How many rows the first step deleted at the most, and every receiver the
+        outbox holds."""
         deleted = outbox.delete_delivered(self.db, retention, batch)
         receivers = outbox.receivers(self.db)
         deleted = max(deleted, self.event_retention.prune(batch))
