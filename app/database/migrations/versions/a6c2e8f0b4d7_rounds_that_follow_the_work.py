@@ -32,8 +32,8 @@ WATCHED = (
     "older_secret, older_until, throttle_rate, payload"
 )
 WRITES = ("INSERT", f"UPDATE OF {WATCHED}", "DELETE")
-# A row trigger on both: a statement that writes no row (a disable whose condition found the
-# endpoint enabled for too short a time, tried at each failed outcome) moves nothing on.
+# A row trigger on both: a statement that writes no row (a disable tried at each failed outcome
+# of an endpoint that has not failed for long enough) moves nothing on.
 POSTGRESQL = (
     f"""CREATE FUNCTION plantstore_endpoint_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
