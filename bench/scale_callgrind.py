@@ -14,17 +14,11 @@ import re
 import subprocess
 import sys
 
+from bench.instructions import CALLGRIND
 from bench.scale_fill import fill
 from bench.scale_service import OTHER, ROUNDS, ROWS, SUBSCRIBED, Service, warm_up
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CALLGRIND = [
-    "valgrind",
-    "--tool=callgrind",
-    "--collect-atstart=no",
-    "--toggle-collect=builtin_exec",
-    "--dump-after=builtin_exec",
-]
 MEASURE = "call()"
 # Run with -c, not -m: runpy would run the whole module inside an exec, which callgrind counts.
 CHILD = "import sys; from bench.scale_callgrind import inner; inner(sys.argv[1], int(sys.argv[2]))"
