@@ -97,7 +97,7 @@ def body(schema, media_types=request_body.JSON):
     def decorator(view):
         @functools.wraps(view)
         def with_body(*args, **kwargs):
-            return view(*args, loader.load(request_body.json_object(media_types)), **kwargs)
+            return view(*args, _load(loader, request_body.json_object(media_types)), **kwargs)
 
         def describe(op):
             op.body, op.media_types = schema, media_types
@@ -130,11 +130,20 @@ def arguments(schema, location):
 
             @functools.wraps(view)
             def wrapper(*args, **kwargs):
-                return view(*args, loader.load(_query()), **kwargs)
+                return view(*args, _load(loader, _query(), "query"), **kwargs)
 
         return _annotate(wrapper, lambda op: op.arguments.__setitem__(location, schema))
 
     return decorator
+
+
+def _load(loader, data, location="body"):
+    """loader.load(data); a ValidationError says where the input was, which Problem Details'
+    errors point at (the body's fields, or parameters)."""
+    try:
+        return loader.load(data)
+    except ValidationError as error:
+        raise ValidationError(error.messages, location=location) from None
 
 
 def _query():
@@ -147,7 +156,7 @@ def _query():
         elif "%" in values[0] and name in _not_utf8(request.query_string):
             errors[name] = ["Must be percent-encoded UTF-8."]
     if errors:
-        raise ValidationError(errors)
+        raise ValidationError(errors, location="query")
     return request.args
 
 
@@ -176,7 +185,8 @@ def _loading_path(view, loader):
             try:
                 loaded[name] = declared.deserialize(value)
             except ValidationError as error:
-                raise ValidationError({declared.data_key or name: error.messages}) from None
+                messages = {declared.data_key or name: error.messages}
+                raise ValidationError(messages, location="path") from None
         return view(*args, **loaded)
 
     return with_path

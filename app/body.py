@@ -31,8 +31,14 @@ def _read():
     except (ParseException, OSError):
         # gunicorn raises these reading a malformed or cut-off chunked body.
         raise BadRequest("The request body's chunked framing is malformed.") from None
+    except RequestEntityTooLarge:
+        # Werkzeug's own, for a Content-Length past the limit: told in the same words.
+        too_large = True
     if too_large:
-        raise RequestEntityTooLarge()
+        raise RequestEntityTooLarge(
+            f"The request body is larger than {request.max_content_length} bytes, the limit "
+            "that PLANTSTORE_MAX_CONTENT_LENGTH sets."
+        )
     # gunicorn hands over what came before the client closed, however short of Content-Length.
     if request.content_length is not None and len(data) < request.content_length:
         raise BadRequest("The request body ended before its Content-Length.")

@@ -71,6 +71,15 @@ def test_contract_rows_over_http(server, tokens, row):
         assert row.stores in stored(server)
 
 
+def test_problem_details_over_http(server):
+    asks = {"Accept": "application/problem+json"}
+    answer = server.request("POST", "/plants", {"id": "1", "name": "Fern"}, asks)
+    assert answer.status == 400
+    assert answer.headers["Content-Type"] == "application/problem+json"
+    assert answer.headers["Vary"] == "Accept"
+    assert answer.json()["errors"] == [{"detail": "Not a valid integer.", "pointer": "#/id"}]
+
+
 def test_endpoint_changes_are_validated_and_one_endpoint_too_many_is_409(server, tokens):
     admin = tokens["admin"]
     created = server.request("POST", "/webhooks", {"url": HOOK}, token=admin)

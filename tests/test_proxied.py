@@ -101,7 +101,8 @@ def test_body_over_the_limit_is_an_error_body_at_nginx_too(proxied):
     auth = {"Authorization": f"Bearer {servers[0].token}", "Content-Type": "application/json"}
     response = http_request(port, "POST", "/plants", b"x" * 70_000, auth)
     assert response.status == 413
-    assert response.json() == {"error": 413, "message": "request entity too large"}
+    message = "The request body is larger than 64 KiB, the limit of the proxy in front."
+    assert response.json() == {"error": 413, "message": message}
 
 
 def test_metrics_are_not_exposed_through_nginx(proxied):
@@ -109,5 +110,5 @@ def test_metrics_are_not_exposed_through_nginx(proxied):
     hidden = http_request(port, "GET", "/metrics")
     assert hidden.status == 404
     assert hidden.headers["Content-Type"] == "application/json"
-    assert hidden.json() == {"error": 404, "message": "not found"}
+    assert hidden.json() == {"error": 404, "message": "There is nothing at this path."}
     assert servers[0].request("GET", "/metrics").status == 200  # scraped on the instance itself

@@ -31,6 +31,8 @@ class DatabaseFailure(Exception):
     """A failure of the database that the operator must fix; str() is what a client is told."""
 
     message = "database failure"
+    # Whole seconds a 503 asks a client to wait: a failover or a held lock is over in a few.
+    retry_after = 5
     # Whether the error handler logs each request it fails; SchemaState says once for its own.
     logged_per_request = True
 

@@ -78,7 +78,7 @@ def list_events(query):
             after = ids.parse(given)
             standing = cursors.standing(db, cursor, after)
             if standing == cursors.NEVER:
-                raise ValidationError({"after": [NOT_GIVEN]})
+                raise ValidationError({"after": [NOT_GIVEN]}, location="query")
             if standing == cursors.LOST:
                 raise Gone(LOST)
         page, passed = store.page(cursor, after, types, limit)

@@ -16,6 +16,7 @@ from marshmallow import Schema
 
 from .. import apidoc, events, ratelimit
 from ..errors import ErrorSchema
+from ..problems import ProblemItemSchema, ProblemSchema
 from ..webhooks.api import openapi as webhooks_openapi
 from . import responses
 
@@ -142,8 +143,8 @@ def _enum_reference(spec):
 
 
 def _register_schemas(spec, operations, event_types):
-    # Error is every error's body, whatever the routes say.
-    schemas = [ErrorSchema]
+    # Error is every error's body, whatever the routes say; Problem, for a client that asks.
+    schemas = [ErrorSchema, ProblemSchema, ProblemItemSchema]
     for op in operations:
         schemas.append(op.body)
         schemas.extend(answer["schema"] for answer in op.responses.values())

@@ -4,7 +4,7 @@ The statuses here are the service's own, whatever the operation: a feature descr
 (a plant's 404 and 409, a token's 401 and 403, a rate limit's 429) where its routes are.
 """
 
-from .. import ratelimit
+from .. import problems, ratelimit
 
 # Per error status: what it means, and a message the service really gives with it.
 ERRORS = {
@@ -12,12 +12,16 @@ ERRORS = {
         "The request is malformed: the message names every offending field.",
         "id: Missing data for required field.",
     ),
-    404: ("No such resource: the path is unknown.", "not found"),
+    404: ("No such resource: the path is unknown.", "There is nothing at this path."),
     405: (
         "The path does not take this method; the Allow header lists those it takes.",
-        "method not allowed",
+        "The method PUT is not allowed here; the Allow header lists those that are.",
     ),
-    413: ("The request body is larger than the limit.", "request entity too large"),
+    413: (
+        "The request body is larger than the limit, PLANTSTORE_MAX_CONTENT_LENGTH.",
+        "The request body is larger than 65536 bytes, the limit that "
+        "PLANTSTORE_MAX_CONTENT_LENGTH sets.",
+    ),
     415: ("The request body is not application/json.", "Content-Type must be application/json."),
     500: (
         "An unexpected fault; the log has its details under the request id.",
@@ -28,6 +32,8 @@ ERRORS = {
         "database unavailable",
     ),
 }
+# What each offending field of a 400 looks like in Problem Details.
+INVALID = [{"detail": "Missing data for required field.", "pointer": "#/id"}]
 ERROR_HEADERS = {
     401: {"WWW-Authenticate": 'The Bearer challenge; error="invalid_token" for a refused token'},
     405: {"Allow": "The methods this path takes"},
@@ -44,15 +50,28 @@ def error_response(status, text=None, limited=False):
         description, message = text[0], text[1] or message
     if limited and status == 503:
         description += ratelimit.STORE_UNAVAILABLE
-    content = {"schema": "Error", "example": {"error": status, "message": message}}
-    response = {"description": description, "content": {"application/json": content}}
+    if status == 503:
+        description += " Retry-After says when to try again."
+    problem = problems.problem(status, message)
+    if status == 400:
+        problem["errors"] = INVALID
+    response = {
+        "description": description,
+        "content": {
+            "application/json": {
+                "schema": "Error",
+                "example": {"error": status, "message": message},
+            },
+            problems.PROBLEM: {"schema": "Problem", "example": problem},
+        },
+    }
     headers = {
         name: {"description": said, "schema": {"type": "string"}}
         for name, said in ERROR_HEADERS.get(status, {}).items()
     }
     if limited and status not in UNCOUNTED:
         headers.update(header_refs(ratelimit.ANSWER_HEADERS))
-    if limited and status in (429, 503):
+    if status == 503 or (limited and status == 429):
         headers.update(header_refs(["Retry-After"]))
     if headers:
         response["headers"] = headers

@@ -202,8 +202,8 @@ REFUSED = (
 )
 STORE_UNAVAILABLE = " Or the rate limit store does not, with PLANTSTORE_RATE_LIMIT_FAIL=closed."
 HEADER_DESCRIPTIONS = {
-    "Retry-After": "Whole seconds to wait before trying again, at least 1: on a 429, and on a "
-    "503 from the rate limit store.",
+    "Retry-After": "Whole seconds to wait before trying again, at least 1: on a 429, and on "
+    "every 503.",
     "X-RateLimit-Limit": "While a rate limit applies: the requests it allows in its window "
     "(of the limit closest to refusing).",
     "X-RateLimit-Remaining": "While a rate limit applies: the requests it still allows now.",

@@ -160,7 +160,11 @@ def test_each_bad_field_is_400_naming_it_and_changes_nothing(
 @pytest.mark.backend_independent
 def test_a_body_over_the_limit_is_413(client, auth_headers, fern):
     body = {"name": "Ivy", "padding": "x" * 65536}
-    assert assert_error(patch(client, auth_headers, body), 413) == "request entity too large"
+    message = assert_error(patch(client, auth_headers, body), 413)
+    assert message == (
+        "The request body is larger than 65536 bytes, the limit that "
+        "PLANTSTORE_MAX_CONTENT_LENGTH sets."
+    )
     assert stored(client, auth_headers) == FERN
 
 

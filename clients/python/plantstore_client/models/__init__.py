@@ -32,6 +32,8 @@ from .plant_updated_data import PlantUpdatedData
 from .plant_updated_event import PlantUpdatedEvent
 from .plant_updated_thin_event import PlantUpdatedThinEvent
 from .plant_updated_thin_event_data import PlantUpdatedThinEventData
+from .problem import Problem
+from .problem_item import ProblemItem
 from .recovery import Recovery
 from .stored_plant import StoredPlant
 from .webhook_endpoint import WebhookEndpoint
@@ -71,6 +73,8 @@ __all__ = (
     "PlantUpdatedEvent",
     "PlantUpdatedThinEvent",
     "PlantUpdatedThinEventData",
+    "Problem",
+    "ProblemItem",
     "Recovery",
     "StoredPlant",
     "WebhookEndpoint",
