@@ -215,6 +215,30 @@ def test_every_status_an_operation_gives_is_documented(client, path, method, sta
         assert error["example"]["error"] == status
 
 
+# The messages the contract fixes word for word; every other is a sentence.
+WORD_FOR_WORD = {"database unavailable", "internal server error"}
+
+
+@pytest.mark.backend_independent
+def test_every_error_names_both_shapes_and_every_503_its_retry_after(client):
+    document = client.get("/openapi.json").get_json()
+    shared = document["components"]["responses"]
+    for item in document["paths"].values():
+        for operation in item.values():
+            for status, answer in operation["responses"].items():
+                answer = shared[status] if "$ref" in answer else answer
+                if int(status) >= 400:
+                    content = answer["content"]
+                    assert content["application/json"]["schema"]["$ref"].endswith("/Error")
+                    problem = content["application/problem+json"]
+                    assert problem["schema"]["$ref"].endswith("/Problem")
+                    assert problem["example"]["status"] == int(status)
+                    message = content["application/json"]["example"]["message"]
+                    assert message.endswith(".") or message in WORD_FOR_WORD, message
+                if status == "503":
+                    assert "Retry-After" in answer["headers"]
+
+
 @pytest.mark.backend_independent
 @pytest.mark.parametrize(("path", "method"), [("/plants", "post"), ("/plants/{id}", "delete")])
 def test_rate_limit_headers_are_declared_on_every_answer_of_a_plants_operation(
