@@ -39,7 +39,7 @@ def _when(value):
 
 @tokens_cli.command("create")
 @click.argument("name")
-@click.option("--read-only", is_flag=True, help="Allow GET only; POST and DELETE get 403.")
+@click.option("--read-only", is_flag=True, help="Allow GET only; POST, PATCH and DELETE get 403.")
 @click.option("--admin", is_flag=True, help="Allow /webhooks too, besides every /plants operation.")
 @click.option(
     "--expires-in",
