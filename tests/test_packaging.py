@@ -70,6 +70,9 @@ def test_wheel_installs_the_service_and_the_plantstore_command(wheel, tmp_path, 
     assert shown.returncode == 0, shown.stderr
     for command in ("init-db", "tokens", "webhooks", "run"):
         assert command in shown.stdout
+    early = plantstore("tokens", "list")  # before init-db: told what to run, by this name
+    assert early.returncode == 1
+    assert "run `plantstore init-db`" in early.stderr
     created = plantstore("init-db")
     assert created.returncode == 0, created.stderr
     assert "ready" in created.stdout

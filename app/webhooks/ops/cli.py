@@ -5,7 +5,7 @@ from flask import current_app
 
 from ... import events
 from ...database import get_db
-from ...database.cli_base import Group
+from ...database.cli_base import Group, invoked_as
 from .. import settings
 from ..receivers import receiver_name
 from ..security.signatures import standard_secret
@@ -90,7 +90,7 @@ def _echo_failed(page, limit):
         name = receiver_name(each.receiver)
         click.echo(f"failed {each.id} {name} after {each.attempts} attempts: {each.last_error}")
     if len(page) > limit:
-        click.echo(f"more: flask --app wsgi webhooks failed --after {page[limit - 1].id}")
+        click.echo(f"more: {invoked_as()} webhooks failed --after {page[limit - 1].id}")
 
 
 @webhooks_cli.command("retry-failed")
