@@ -1,7 +1,9 @@
 """The ``webhooks`` commands: run the worker, show the outbox per receiver, retry, purge."""
 
 import click
+from flask import cli as flask_cli
 from flask import current_app
+from werkzeug.serving import is_running_from_reloader
 
 from ... import events
 from ...database import get_db
@@ -36,6 +38,21 @@ def run_command():
 
     Worker(current_app).serve(started)
     logger.info("Webhook worker stopped.")
+
+
+def note_under_development_server():
+    """Say, in one line, that the worker is a command of its own, when the app is loaded by
+    Flask's development server (`flask run`), which starts none; under --debug, in the
+    reloader's parent alone."""
+    context = click.get_current_context(silent=True)
+    if context is None or context.command is not flask_cli.run_command:
+        return  # gunicorn, any other command, an app made in a test
+    if not is_running_from_reloader():
+        click.echo(
+            f"This server delivers no webhooks: the worker is a command of its own, "
+            f"`{invoked_as()} webhooks run`.",
+            err=True,
+        )
 
 
 @webhooks_cli.command("status")
