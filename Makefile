@@ -85,6 +85,7 @@ test-tools:
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v ss >/dev/null || missing="$$missing iproute2"; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
+	  echo "Installing with apt-get, as make runs as root:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	elif [ -n "$$missing" ]; then echo "Tests that need them will skip; to run them: sudo apt-get install$$missing"; fi
 
