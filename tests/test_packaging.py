@@ -100,6 +100,8 @@ def test_honcho_runs_procfile_dev_and_keeps_serving(tmp_path, clean_env):
                 return False
 
         wait_for(serving, 60, lambda: f"the web process to serve; log:\n{log_path.read_text()}")
+        # The loopback alone, not every interface, which PORT alone would have gunicorn bind.
+        assert f"Listening at: http://127.0.0.1:{port} " in log_path.read_text()
         wait_for(lambda: "Delivering webhooks" in log_path.read_text(), 30, "the worker")
         # Every process is up; one that exits now would take the others with it.
         with pytest.raises(subprocess.TimeoutExpired):
