@@ -2,6 +2,9 @@
 worker and gunicorn, and say where it serves once gunicorn answers; Ctrl-C stops them both.
 
 Run as ``python -m harness.dev_server HOST PORT`` from the checkout, with the venv's python.
+
+The app is imported only once the port is found good and free, by the functions that need it:
+its import is most of a second, which a refusal need not wait for.
 """
 
 import contextlib
@@ -16,12 +19,6 @@ import subprocess
 import sys
 import time
 
-from app import create_app, database
-from app.auth import READ_WRITE
-from app.config_errors import integer, invalid
-from app.tokens import store
-from app.tokens.cli import issue
-from app.tokens.lookup import token_hash
 from harness.client import CONNECTION_ERRORS
 from harness.processes import ROOT
 
@@ -41,10 +38,9 @@ class Refused(Exception):
 
 def port_of(text):
     """PORT as a number; Refused in the words gunicorn.conf.py uses for a bad one."""
-    port = integer(text, 1, 65535)
-    if port is None:
-        raise Refused(invalid("PORT", "a port number from 1 to 65535", text).format_message())
-    return port
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= 65535):
+        raise Refused(f"PORT must be a port number from 1 to 65535, not {text!r}")
+    return int(text)
 
 
 def check_free(host, port):
@@ -66,6 +62,12 @@ def check_free(host, port):
 def dev_token(app, path):
     """The token kept at path while the service still takes it; else a new one, valid for a
     day, kept there instead (mode 0600: its text is stored nowhere else)."""
+    from app import database
+    from app.auth import READ_WRITE
+    from app.tokens import store
+    from app.tokens.cli import issue
+    from app.tokens.lookup import token_hash
+
     db = database.of(app)
     kept = path.read_text().strip() if path.exists() else ""
     if kept and store.find_live(db, token_hash(kept)) is not None:
@@ -86,6 +88,8 @@ def token_to_show():
     static = os.environ.get("PLANTSTORE_API_TOKENS", "")
     if static:
         return static.split(",")[0].strip()
+    from app import create_app, database
+
     app = create_app()
     try:
         return dev_token(app, pathlib.Path(app.instance_path) / TOKEN_FILE)
