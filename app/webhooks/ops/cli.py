@@ -1,4 +1,5 @@
-"""The ``webhooks`` commands: run the worker, show the outbox per receiver, retry, purge."""
+"""The ``webhooks`` commands: run the worker, show the outbox per receiver, retry, purge; and
+the line `flask run` starts with, since it runs no worker."""
 
 import click
 from flask import cli as flask_cli
