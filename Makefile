@@ -41,19 +41,10 @@ $(VENV)/.npm: package.json package-lock.json
 bytecode: $(VENV)/.runtime
 	$(BIN)/python -m compileall -q $(SOURCES)
 
+# harness/dev_server.py: refuses a bad PORT or a busy port in one line, migrates, reuses its
+# development token (instance/dev-token) while it is valid, and announces once gunicorn answers.
 run: $(VENV)/.runtime bytecode
-	$(FLASK) init-db
-	@if [ -n "$$PLANTSTORE_API_TOKENS" ]; then \
-	  token=$${PLANTSTORE_API_TOKENS%%,*}; \
-	else \
-	  token=$$($(FLASK) tokens create "dev-$$(date +%Y%m%d-%H%M%S)" --expires-in 1) || exit 1; \
-	fi; \
-	echo "Serving on http://$(HOST):$(PORT). Try:"; \
-	echo "  curl -i -H 'Authorization: Bearer $$token' -H 'Content-Type: application/json' \\"; \
-	echo "       -d '{\"id\": 1, \"name\": \"Monstera\", \"tag\": \"tropical\"}' http://$(HOST):$(PORT)/plants"; \
-	$(FLASK) webhooks run & worker=$$!; \
-	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
-	$(BIN)/gunicorn --bind $(HOST):$(PORT) wsgi:app
+	@$(BIN)/python -m harness.dev_server "$(HOST)" "$(PORT)"
 
 lint: $(VENV)/.test
 	$(BIN)/ruff check .
@@ -85,6 +76,7 @@ test-tools:
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v ss >/dev/null || missing="$$missing iproute2"; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
+	  echo "Installing with apt-get, as make runs as root:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	elif [ -n "$$missing" ]; then echo "Tests that need them will skip; to run them: sudo apt-get install$$missing"; fi
 

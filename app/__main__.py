@@ -4,7 +4,9 @@ from flask.cli import FlaskGroup
 
 from . import create_app
 
-main = FlaskGroup(create_app=create_app, help="The plant store service's commands.")
+main = FlaskGroup(
+    name="plantstore", create_app=create_app, help="The plant store service's commands."
+)
 
 if __name__ == "__main__":
     main()

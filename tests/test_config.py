@@ -186,6 +186,16 @@ def test_command_before_init_db_is_one_line_saying_what_to_do(database_url, envi
     assert "run `flask --app wsgi init-db`" in line
 
 
+# SQLite alone: the app plantstore makes is out of reach, and a PostgreSQL one's connections
+# would be left open.
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_the_plantstore_command_names_itself_in_what_to_run(database_url, environment):
+    env = {**environment, "PLANTSTORE_DATABASE_URL": database_url}
+    line = refused_here(["tokens", "list"], env, command=plantstore_main)
+    assert "database schema is not initialised or out of date" in line
+    assert "run `plantstore init-db`" in line
+
+
 def test_unknown_variable_is_a_warning_naming_the_closest_setting(make_app, monkeypatch, caplog):
     monkeypatch.setenv("PLANTSTORE_DATABSE_URL", "sqlite:///elsewhere.sqlite")
     with caplog.at_level(logging.WARNING):

@@ -70,6 +70,9 @@ def test_wheel_installs_the_service_and_the_plantstore_command(wheel, tmp_path, 
     assert shown.returncode == 0, shown.stderr
     for command in ("init-db", "tokens", "webhooks", "run"):
         assert command in shown.stdout
+    early = plantstore("tokens", "list")  # before init-db: told what to run, by this name
+    assert early.returncode == 1
+    assert "run `plantstore init-db`" in early.stderr
     created = plantstore("init-db")
     assert created.returncode == 0, created.stderr
     assert "ready" in created.stdout
@@ -97,6 +100,8 @@ def test_honcho_runs_procfile_dev_and_keeps_serving(tmp_path, clean_env):
                 return False
 
         wait_for(serving, 60, lambda: f"the web process to serve; log:\n{log_path.read_text()}")
+        # The loopback alone, not every interface, which PORT alone would have gunicorn bind.
+        assert f"Listening at: http://127.0.0.1:{port} " in log_path.read_text()
         wait_for(lambda: "Delivering webhooks" in log_path.read_text(), 30, "the worker")
         # Every process is up; one that exits now would take the others with it.
         with pytest.raises(subprocess.TimeoutExpired):

@@ -9,7 +9,7 @@ from flask.cli import with_appcontext
 
 from .access import get_db
 from .cli_base import Command, Group
-from .revisions import UPGRADE_HINT, current_revisions, shipped
+from .revisions import current_revisions, shipped, upgrade_hint
 
 
 class _MigrationCommands(Group):
@@ -65,7 +65,7 @@ def current_command():
     for revision in current:
         click.echo(f"{revision} (head)" if revision in heads else revision)
     if not current:
-        click.echo(f"no revision: {UPGRADE_HINT}")
+        click.echo(f"no revision: {upgrade_hint()}")
 
 
 @db_cli.command("history")

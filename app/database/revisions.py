@@ -8,15 +8,20 @@ import pathlib
 
 from sqlalchemy import column, select, table
 
+from .cli_base import invoked_as
 from .failures import DatabaseFailure, SchemaMissing, StatementPooling
 from .sql import Statement
 
 # Inside the package, so that an installed service carries its revisions.
 SCRIPT_LOCATION = pathlib.Path(__file__).with_name("migrations")
-UPGRADE_HINT = "run `flask --app wsgi db upgrade`"
 # Alembic's own version table (not one of the service's MetaData), read as every other
 # statement is, on a driver cursor.
 CURRENT_REVISIONS = Statement(select(column("version_num")).select_from(table("alembic_version")))
+
+
+def upgrade_hint():
+    """What to run to bring the schema up to the code's revisions."""
+    return f"run `{invoked_as()} db upgrade`"
 
 
 @functools.cache  # once per process: the files change with the code, in a release
@@ -65,7 +70,7 @@ class SchemaState:
                 "database schema is out of date: it is at %s, the code needs %s: %s",
                 found,
                 needed,
-                UPGRADE_HINT,
+                upgrade_hint(),
             )
         self._warned = behind
         return behind

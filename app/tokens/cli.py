@@ -37,9 +37,17 @@ def _when(value):
     return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def issue(db, name, scope, expires_at):
+    """A new token recorded under name by its hash: its text, which nothing keeps. Raises
+    token_store.DuplicateName when the name is taken."""
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token_store.create(db, name, token_hash(token), scope, expires_at)
+    return token
+
+
 @tokens_cli.command("create")
 @click.argument("name")
-@click.option("--read-only", is_flag=True, help="Allow GET only; POST and DELETE get 403.")
+@click.option("--read-only", is_flag=True, help="Allow GET only; POST, PATCH and DELETE get 403.")
 @click.option("--admin", is_flag=True, help="Allow /webhooks too, besides every /plants operation.")
 @click.option(
     "--expires-in",
@@ -55,10 +63,9 @@ def create_command(name, read_only, admin, expires_at):
         raise click.BadParameter("1 to 100 printable characters", param_hint="NAME")
     if read_only and admin:
         raise click.UsageError("--read-only and --admin exclude each other")
-    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     scope = READ_ONLY if read_only else ADMIN if admin else READ_WRITE
     try:
-        token_store.create(get_db(), name, token_hash(token), scope, expires_at)
+        token = issue(get_db(), name, scope, expires_at)
     except token_store.DuplicateName:
         raise click.ClickException(f"a token named {name!r} exists already") from None
     click.echo(f"Created {scope} token {name!r}, expires {_when(expires_at)}.", err=True)

@@ -4,6 +4,7 @@ import hashlib
 
 from .. import database
 from ..auth import READ_WRITE, Caller
+from ..database.cli_base import invoked_as
 from . import store as token_store
 
 
@@ -43,5 +44,6 @@ def warn_if_no_token(app):
     if not live:
         app.logger.warning(
             "No API token is configured, so every /plants request is refused: create one with "
-            "'flask --app wsgi tokens create NAME' or set PLANTSTORE_API_TOKENS"
+            "'%s tokens create NAME' or set PLANTSTORE_API_TOKENS",
+            invoked_as(),
         )

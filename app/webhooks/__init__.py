@@ -9,7 +9,7 @@ import functools
 from .. import database, events, headers, metrics
 from . import settings
 from .api import KEYRING, bp
-from .ops.cli import webhooks_cli
+from .ops.cli import note_under_development_server, webhooks_cli
 from .ops.collector import DeliveryCollector
 from .security.keys import Keyring, warn_if_unsealed
 from .tables.endpoints import timelines
@@ -19,13 +19,15 @@ __all__ = ["init_app", "warn_if_unsealed"]
 
 def init_app(app):
     """Read its settings once; serve /webhooks, sealing secrets with PLANTSTORE_WEBHOOK_KEYS,
-    which no cache may keep; register the webhooks command group and the per-receiver gauges
-    of /metrics; tell the feed's retention when the fan-out has receivers."""
+    which no cache may keep; register the webhooks command group (and say, under `flask run`,
+    that the worker is one of its commands) and the per-receiver gauges of /metrics; tell the
+    feed's retention when the fan-out has receivers."""
     db, values = database.of(app), settings.init_app(app)
     app.register_blueprint(bp)
     headers.no_store(app, bp.url_prefix)
     app.extensions[KEYRING] = Keyring(values.keys)
     app.cli.add_command(webhooks_cli)
+    note_under_development_server()
     metrics.of(app).registry.register(DeliveryCollector(db, values.urls, app.logger))
     events.retention.fanout_receivers(app, functools.partial(_has_receiver, values.urls))
 

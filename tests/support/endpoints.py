@@ -14,6 +14,8 @@ from app.webhooks.tables.deliveries import deliveries
 
 # A host that never resolves (RFC 6761), so that the address rule accepts it.
 URL = "https://nowhere.invalid/hooks"
+# What the guard says of an address it refuses, after the address: the setting that allows one.
+NOT_PUBLIC = "is not a public address, nor in PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS"
 LINK = re.compile(r'<(?P<url>[^>]+)>; rel="next"')
 T0 = datetime.datetime(2026, 1, 1, 12, 0, tzinfo=datetime.UTC)
 

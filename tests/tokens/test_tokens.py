@@ -57,11 +57,28 @@ def test_read_only_token_reads_but_may_not_write(client, auth_headers, issue):
     assert client.get("/plants/1", headers=bearer(token)).status_code == 200
     for response in (
         client.post("/plants", json={"id": 2, "name": "Aloe"}, headers=bearer(token)),
+        client.patch("/plants/1", json={"name": "Aloe"}, headers=bearer(token)),
         client.delete("/plants/1", headers=bearer(token)),
     ):
         assert response.status_code == 403
         assert response.get_json() == {"error": 403, "message": "This token is read-only."}
     assert client.get("/plants/1", headers=bearer(token)).status_code == 200
+
+
+@pytest.mark.backend_independent
+def test_read_only_help_names_every_method_of_plants_it_refuses(app, runner):
+    written = {
+        method
+        for rule in app.url_map.iter_rules()
+        if rule.rule.startswith("/plants")
+        for method in rule.methods - {"GET", "HEAD", "OPTIONS"}
+    }
+    shown = runner.invoke(args=["tokens", "create", "--help"])
+    assert shown.exit_code == 0, shown.output
+    # The option's help, however click wraps it: the words from --read-only to the next option.
+    words = " ".join(shown.output.split()).split("--read-only")[1].split("--admin")[0]
+    assert written == {"POST", "PATCH", "DELETE"}
+    assert all(method in words for method in written), words
 
 
 @pytest.mark.backend_independent

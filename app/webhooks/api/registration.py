@@ -33,7 +33,7 @@ def check(url, allowed, resolve=socket.getaddrinfo, timeout=RESOLVE_TIMEOUT):
     for address in addresses(host, resolve, timeout):
         refused = guard.refusal(address, allowed)
         if refused:
-            raise ValidationError({"url": [f"{refused}: {host} resolves to it."]})
+            raise ValidationError({"url": [f"{refused} ({host} resolves to it)."]})
 
 
 def addresses(host, resolve=socket.getaddrinfo, timeout=RESOLVE_TIMEOUT):

@@ -40,7 +40,7 @@ BAD_URL = (
     400,
     "The request is malformed, or its url reaches an address that is not public: the message "
     "names every offending field, and the address.",
-    "url: 10.0.0.1 is not a public address.",
+    "url: 10.0.0.1 is not a public address, nor in PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS.",
 )
 TOO_MANY = (
     409,

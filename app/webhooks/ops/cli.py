@@ -1,11 +1,14 @@
-"""The ``webhooks`` commands: run the worker, show the outbox per receiver, retry, purge."""
+"""The ``webhooks`` commands: run the worker, show the outbox per receiver, retry, purge; and
+the line `flask run` starts with, since it runs no worker."""
 
 import click
+from flask import cli as flask_cli
 from flask import current_app
+from werkzeug.serving import is_running_from_reloader
 
 from ... import events
 from ...database import get_db
-from ...database.cli_base import Group
+from ...database.cli_base import Group, invoked_as
 from .. import settings
 from ..receivers import receiver_name
 from ..security.signatures import standard_secret
@@ -36,6 +39,21 @@ def run_command():
 
     Worker(current_app).serve(started)
     logger.info("Webhook worker stopped.")
+
+
+def note_under_development_server():
+    """Say, in one line, that the worker is a command of its own, when the app is loaded by
+    Flask's development server (`flask run`), which starts none; under --debug, in the
+    reloader's parent alone."""
+    context = click.get_current_context(silent=True)
+    if context is None or context.command is not flask_cli.run_command:
+        return  # gunicorn, any other command, an app made in a test
+    if not is_running_from_reloader():
+        click.echo(
+            f"This server delivers no webhooks: the worker is a command of its own, "
+            f"`{invoked_as()} webhooks run`.",
+            err=True,
+        )
 
 
 @webhooks_cli.command("status")
@@ -90,7 +108,7 @@ def _echo_failed(page, limit):
         name = receiver_name(each.receiver)
         click.echo(f"failed {each.id} {name} after {each.attempts} attempts: {each.last_error}")
     if len(page) > limit:
-        click.echo(f"more: flask --app wsgi webhooks failed --after {page[limit - 1].id}")
+        click.echo(f"more: {invoked_as()} webhooks failed --after {page[limit - 1].id}")
 
 
 @webhooks_cli.command("retry-failed")

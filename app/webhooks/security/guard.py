@@ -81,7 +81,8 @@ def refusal(address, allowed):
     or inside allowed."""
     for each in _judged(ipaddress.ip_address(address)):
         if not _public(each) and not any(each in network for network in allowed):
-            return f"{each} is not a public address"
+            # Named, so that whoever is refused learns what would allow the address.
+            return f"{each} is not a public address, nor in PLANTSTORE_WEBHOOK_ALLOWED_NETWORKS"
     return None
 
 

@@ -10,7 +10,7 @@ from marshmallow import ValidationError
 
 from app.webhooks.api import registration
 from app.webhooks.worker.dialer import refusal
-from support.endpoints import URL, register, send
+from support.endpoints import NOT_PUBLIC, URL, register, send
 from support.errors import assert_error
 from support.tokens import issue_admin_token
 
@@ -228,7 +228,7 @@ def test_an_address_that_is_not_public_is_a_400_naming_it(
     if method == "PATCH":
         path += "/" + register(client, admin_headers)["id"]
     response = send(client, method, path, admin_headers, {"url": url})
-    assert assert_error(response, 400) == f"url: {address} is not a public address."
+    assert assert_error(response, 400) == f"url: {address} {NOT_PUBLIC}."
 
 
 @pytest.mark.parametrize("host", ["localhost", "2130706433"], ids=["localhost", "integer"])
@@ -238,8 +238,7 @@ def test_a_name_that_resolves_to_a_private_address_is_a_400_naming_both(
     response = send(client, "POST", "/webhooks", admin_headers, {"url": f"http://{host}:9/"})
     message = assert_error(response, 400)
     assert message in {
-        f"url: {address} is not a public address: {host} resolves to it."
-        for address in ("127.0.0.1", "::1")
+        f"url: {address} {NOT_PUBLIC} ({host} resolves to it)." for address in ("127.0.0.1", "::1")
     }
 
 
@@ -262,7 +261,7 @@ def test_allowed_networks_let_private_addresses_in(make_app):
     for url in ("http://127.0.0.1:8080/", "http://localhost/", "http://[::1]/", "http://10.1.2.3/"):
         assert send(client, "POST", "/webhooks", headers, {"url": url}).status_code == 201
     refused = send(client, "POST", "/webhooks", headers, {"url": "http://192.168.1.1/"})
-    assert assert_error(refused, 400) == "url: 192.168.1.1 is not a public address."
+    assert assert_error(refused, 400) == f"url: 192.168.1.1 {NOT_PUBLIC}."
 
 
 def test_an_unchanged_url_is_not_checked_again(make_app):
@@ -274,7 +273,7 @@ def test_an_unchanged_url_is_not_checked_again(make_app):
     response = send(client, "PATCH", path, headers, {"url": "http://10.0.0.1/", "description": "x"})
     assert response.status_code == 200
     moved = send(client, "PATCH", path, headers, {"url": "http://10.0.0.2/"})
-    assert assert_error(moved, 400) == "url: 10.0.0.2 is not a public address."
+    assert assert_error(moved, 400) == f"url: 10.0.0.2 {NOT_PUBLIC}."
 
 
 def _resolving_to(address, waiting=None):
@@ -295,7 +294,7 @@ def test_a_name_is_refused_when_any_address_it_resolves_to_is_not_public():
     with pytest.raises(ValidationError) as refused:
         registration.check("https://shop.example/", [], _resolving_to("10.9.8.7"))
     assert refused.value.messages == {
-        "url": ["10.9.8.7 is not a public address: shop.example resolves to it."]
+        "url": [f"10.9.8.7 {NOT_PUBLIC} (shop.example resolves to it)."]
     }
     registration.check("https://shop.example/", [], _resolving_to("93.184.215.14"))
 

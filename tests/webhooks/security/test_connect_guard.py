@@ -11,11 +11,12 @@ import pytest
 
 from app.webhooks.worker.sender import Answer
 from harness.processes import wait_for
+from support.endpoints import NOT_PUBLIC
 from support.sending import OK, OK_READ, attempts, send
 
 # Reserved (RFC 6761): it resolves nowhere, but where the test's name server says.
 NAME = "rebind.invalid"
-REFUSED = "ClientConnectorError: 127.0.0.1 is not a public address"
+REFUSED = f"ClientConnectorError: 127.0.0.1 {NOT_PUBLIC}"
 LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"),)
 # Seconds a refusal may take: no connection is opened, so no timeout is waited for.
 REFUSED_WITHIN = 1

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from app.webhooks.worker.dialer import HAPPY_EYEBALLS_DELAY, IN_FLIGHT_PER_FAMILY, _interleaved
 from app.webhooks.worker.sender import Answer
 from support.connecting import Connecting
+from support.endpoints import NOT_PUBLIC
 from support.sending import OK, OK_READ, TIMEOUT, answers, at_deadline, send
 
 NAME = "shop.example"
@@ -116,7 +117,7 @@ def test_an_address_after_three_that_swallow_packets_is_reached_two_sockets_at_a
         (
             "127.0.0.3/32",
             "ClientConnectorError: Multiple exceptions: [Errno 111] Connection refused, "
-            "[Errno 13] 127.0.0.1 is not a public address",
+            f"[Errno 13] 127.0.0.1 {NOT_PUBLIC}",
         ),
     ],
     ids=["refused alike: said once", "refused apart: each said"],
