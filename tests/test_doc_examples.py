@@ -1,0 +1,76 @@
+"""The runner of the docs' examples (the root conftest.py, tests/support/doc_examples.py): it
+fails an example broken by hand, the typed-client blocks pass `mypy --strict` and a misuse of
+an answer does not, and the one block quoted rather than run is the code's."""
+
+import re
+
+import pytest
+from sybil.example import SybilFailure
+
+from harness.processes import ROOT
+from support import doc_examples
+from support.doc_types import mypy_strict, typed_client_module, typed_pages
+
+API = ROOT / "docs" / "api.md"
+# What the setup block of docs/api.md creates, and so names the block that does.
+SETUP = '"id": 8'
+# A real block broken by hand, as (what the page says, what it is made to say, what the failure
+# names), each failing in its own way: nothing answers at 5000, a key is not what the service
+# printed, a function's name is unknown.
+BREAKS = {
+    "a port": ("127.0.0.1:8000/plants?limit=2'", "127.0.0.1:5000/plants?limit=2'", ":5000/"),
+    "a JSON key": ('{"id":2,"name":"Fern"}]', '{"id":2,"nmae":"Fern"}]', '"nmae"'),
+    "a function's name": ("print(list_plants.sync(", "print(list_plant.sync(", "'list_plant'"),
+}
+
+
+def _examples(text, folder, page):
+    # The examples of a page with this text, run against page's service.
+    path = folder / "api.md"
+    path.write_text(text)
+    document = doc_examples.DOCUMENTATION.parse(path)
+    document.namespace["doc_page"] = page
+    return list(document.examples())
+
+
+def _the_one_with(examples, marker):
+    return next(example for example in examples if marker in str(example.parsed))
+
+
+@pytest.mark.e2e
+def test_an_example_broken_by_hand_fails_where_the_page_as_written_passes(tmp_path):
+    text = API.read_text()
+    with doc_examples.page(API, tmp_path) as page:
+        examples = _examples(text, tmp_path, page)
+        _the_one_with(examples, SETUP).evaluate()
+        for name, (written, broken, named) in BREAKS.items():
+            assert text.count(written) == 1, f"docs/api.md no longer says {written}"
+            _the_one_with(examples, written).evaluate()
+            wrong = _examples(text.replace(written, broken), tmp_path, page)
+            with pytest.raises((SybilFailure, NameError)) as failure:
+                _the_one_with(wrong, broken).evaluate()
+            assert named in str(failure.value), (name, str(failure.value))
+
+
+def test_the_typed_client_examples_pass_mypy_strict_and_a_misused_answer_fails(tmp_path):
+    modules = typed_pages()
+    assert {"api", "client"} <= set(modules)
+    # The first example of docs/client.md without the check of what create_plant answered: a
+    # Plant, an Error or None.
+    checked = "assert isinstance(plant, Plant)"
+    client = typed_client_module(ROOT / "docs" / "client.md")
+    assert checked in client
+    misused = client.replace(checked, "")
+    report = mypy_strict({**modules, "misused": misused}, tmp_path)
+    errors = report.splitlines()
+    assert errors, "mypy found nothing in the misused client example"
+    assert all("misused.py" in line for line in errors), report
+    assert 'Item "Error" of "Error | Plant | None" has no attribute "name"' in report
+
+
+def test_the_route_quoted_in_api_md_is_the_code():
+    """The one Python block not run (a view of app/, quoted) is the code: its decorators and
+    its def line, up to the comment on it."""
+    quote = re.search(r"```python\n(@bp\.delete\(.*?\ndef [^:]*:)", API.read_text(), re.DOTALL)
+    assert quote is not None
+    assert quote[1] in (ROOT / "app" / "plants" / "routes.py").read_text()
