@@ -1,7 +1,10 @@
 """The runner of the docs' examples (the root conftest.py, tests/support/doc_examples.py): it
 fails an example broken by hand, the typed-client blocks pass `mypy --strict` and a misuse of
-an answer does not, and the one block quoted rather than run is the code's."""
+an answer does not, the one block quoted rather than run is the code's, and docs/client.md's
+claims that no example shows hold."""
 
+import importlib
+import pkgutil
 import re
 
 import pytest
@@ -74,3 +77,21 @@ def test_the_route_quoted_in_api_md_is_the_code():
     quote = re.search(r"```python\n(@bp\.delete\(.*?\ndef [^:]*:)", API.read_text(), re.DOTALL)
     assert quote is not None
     assert quote[1] in (ROOT / "app" / "plants" / "routes.py").read_text()
+
+
+def test_the_client_is_as_client_md_says_where_no_example_shows_it():
+    """docs/client.md's claims that no example runs: a module of `plantstore_client.api` per tag,
+    those it lists, each operation's four functions, and `UNSET` false as a boolean."""
+    text = (ROOT / "docs" / "client.md").read_text()
+    listed = re.search(r"`plantstore_client\.api\.<tag>` \(([^)]*)\)", text)
+    assert listed is not None
+    api = importlib.import_module("plantstore_client.api")
+    tags = {module.name for module in pkgutil.iter_modules(api.__path__)}
+    assert set(re.findall(r"`(\w+)`", listed[1])) == tags
+    for tag in tags:
+        package = importlib.import_module(f"plantstore_client.api.{tag}")
+        for operation in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{operation.name}")
+            for function in ("sync", "sync_detailed", "asyncio", "asyncio_detailed"):
+                assert callable(getattr(module, function, None)), (module.__name__, function)
+    assert not importlib.import_module("plantstore_client.types").UNSET

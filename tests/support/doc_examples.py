@@ -26,8 +26,15 @@ from support.tokens import TOKEN
 # Where the docs say the service is: what `make run` serves.
 ADDRESS = "127.0.0.1:8000"
 PAGES = ("README.md", "docs/*.md")
-# A page's service settings beyond the defaults, for what its examples show.
-SETTINGS = {"docs/rate-limits.md": {"PLANTSTORE_RATE_LIMIT": "1 per minute"}}
+# A page's service settings beyond the defaults, for what its examples show: a rate limit, and
+# a receiver that no worker serves (the events wait for the fan-out).
+SETTINGS = {
+    "docs/rate-limits.md": {"PLANTSTORE_RATE_LIMIT": "1 per minute"},
+    "docs/operating.md": {
+        "PLANTSTORE_WEBHOOK_URLS": "http://127.0.0.1:9/plants-hook",
+        "PLANTSTORE_WEBHOOK_SECRET": "docs-example-secret-0123456789abcdef",
+    },
+}
 # The Python blocks' environment, as a receiver of the docs reads it (PLANTS_HOOK_SECRET is a
 # Standard Webhooks secret of 32 bytes, made up: no page's block receives a real delivery).
 HOOK_SECRET = "whsec_" + "cGxhbnRzdG9yZS1kb2NzLWV4YW1wbGVzLWhvb2stc2VjcmV0"
@@ -55,6 +62,8 @@ class Page:
             **self.server.env,
             "PATH": f"{bin_folder}{os.pathsep}{os.environ['PATH']}",
             "TOKEN": TOKEN,
+            # What a block makes with mktemp stays in the test's folder.
+            "TMPDIR": str(folder),
         }
         self._shell = None
 
@@ -97,7 +106,8 @@ def evaluate_session(example):
     page's service's in each command and in the output shown, so a block that names another
     port fails. Commands run with bash from the repository root, the venv's bin/ first on PATH
     (`flask` is the venv's), the service's PLANTSTORE_* settings set (a `flask` command reaches
-    its database) and TOKEN a read-write token of it, until a block sets another.
+    its database), TOKEN a read-write token of it until a block sets another, and TMPDIR the
+    test's folder.
     """
     current = example.namespace["doc_page"]
     for command in session(example.parsed):
