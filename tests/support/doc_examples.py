@@ -35,8 +35,8 @@ SETTINGS = {
         "PLANTSTORE_WEBHOOK_SECRET": "docs-example-secret-0123456789abcdef",
     },
 }
-# The Python blocks' environment, as a receiver of the docs reads it (PLANTS_HOOK_SECRET is a
-# Standard Webhooks secret of 32 bytes, made up: no page's block receives a real delivery).
+# The Python blocks' PLANTS_HOOK_SECRET, as a receiver of the docs reads it: a Standard Webhooks
+# secret made up for them (no page's block receives a real delivery).
 HOOK_SECRET = "whsec_" + "cGxhbnRzdG9yZS1kb2NzLWV4YW1wbGVzLWhvb2stc2VjcmV0"
 
 
