@@ -1,9 +1,11 @@
 """The runner of the docs' examples (the root conftest.py, tests/support/doc_examples.py): it
 fails an example broken by hand, the typed-client blocks pass `mypy --strict` and a misuse of
 an answer does not, the one block quoted rather than run is the code's, and docs/client.md's
-claims that no example shows hold."""
+claims that no example shows hold; and a session's reading, its comparison and its shell's
+bound, in process."""
 
 import importlib
+import os
 import pkgutil
 import re
 
@@ -12,6 +14,7 @@ from sybil.example import SybilFailure
 
 from harness.processes import ROOT
 from support import doc_examples
+from support.doc_shell import Command, Shell, matches, session
 from support.doc_types import mypy_strict, typed_client_module, typed_pages
 
 API = ROOT / "docs" / "api.md"
@@ -95,3 +98,40 @@ def test_the_client_is_as_client_md_says_where_no_example_shows_it():
             for function in ("sync", "sync_detailed", "asyncio", "asyncio_detailed"):
                 assert callable(getattr(module, function, None)), (module.__name__, function)
     assert not importlib.import_module("plantstore_client.types").UNSET
+
+
+def test_a_session_is_commands_and_what_each_prints_up_to_a_blank_line_or_comment():
+    block = (
+        "# A comment.\n"
+        "$ curl -s \\\n"
+        "    http://127.0.0.1:8000/livez\n"
+        '{"status": "ok"}\n'
+        "\n"
+        "$ TOKEN=$(flask --app wsgi tokens create x 2>/dev/null)\n"
+        "# Then:\n"
+        "$ echo done\n"
+        "done\n"
+    )
+    assert session(block) == [
+        Command(2, "curl -s \\\n    http://127.0.0.1:8000/livez", '{"status": "ok"}\n'),
+        Command(6, "TOKEN=$(flask --app wsgi tokens create x 2>/dev/null)", ""),
+        Command(8, "echo done", "done\n"),
+    ]
+    with pytest.raises(ValueError, match="line 1 of the block"):
+        session("make run\n")
+    assert matches('{"id":"ep_...","when":"..."}\n', '{"id":"ep_x1","when":"2026"}\n')
+    assert not matches('{"id":"ep_..."}\n', '{"id":"ev_1"}\n')
+    assert not matches("", "an error\n")
+
+
+def test_a_shell_keeps_variables_between_commands_and_bounds_each(tmp_path):
+    shell = Shell({"PATH": os.environ["PATH"], "TMPDIR": str(tmp_path)})
+    try:
+        assert shell.run("PLANT=Fern") == ""
+        assert shell.run("printf %s $PLANT; echo ' to stderr' >&2") == "Fern to stderr\n"
+        with pytest.raises(TimeoutError):
+            shell.run("sleep 30", timeout=0.2)
+        with pytest.raises(RuntimeError, match="stopped"):
+            shell.run("echo after")
+    finally:
+        shell.close()

@@ -1,6 +1,7 @@
 """The shell blocks of the docs as sessions: their commands run in one bash process per page,
 their output compared with what each command printed."""
 
+import contextlib
 import dataclasses
 import doctest
 import os
@@ -103,11 +104,12 @@ class Shell:
         script = f"{{\n{source}\n}} </dev/null\nprintf '\\n%s\\n' {self.marker.decode()}\n"
         self.process.stdin.write(script.encode())
         self.process.stdin.flush()
-        output = self._read_until_marker(time.monotonic() + timeout, source)
+        output = self._read_until_marker(timeout, source)
         text = output.decode(errors="replace").replace("\r\n", "\n")
         return text if not text or text.endswith("\n") else text + "\n"
 
-    def _read_until_marker(self, deadline, source):
+    def _read_until_marker(self, timeout, source):
+        deadline = time.monotonic() + timeout
         ending = b"\n" + self.marker + b"\n"
         output = b""
         with selectors.DefaultSelector() as selector:
@@ -116,7 +118,7 @@ class Shell:
                 left = deadline - time.monotonic()
                 if left <= 0 or not selector.select(left):
                     self.close()
-                    self.dead = f"{source!r} ran past {COMMAND_TIMEOUT} s"
+                    self.dead = f"{source!r} ran past {timeout} s"
                     raise TimeoutError(f"{self.dead}; it printed:\n{output.decode()}")
                 chunk = os.read(self.process.stdout.fileno(), 65536)
                 if not chunk:
@@ -127,8 +129,10 @@ class Shell:
 
     def close(self):
         """Kill the shell and whatever it started."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
+        if self.process.returncode is None:  # not reaped yet: its pid is still its group's
+            # The whole group: a command may have left a process behind, even if bash ended.
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
         self.process.stdin.close()
         self.process.stdout.close()
