@@ -64,7 +64,8 @@ test: test-tools
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # The Debian packages whose programs the suite runs: its own PostgreSQL, PgBouncer and Redis
-# servers, nginx, Chromium, and iproute2's ss (sockets still connecting). Installed here when
+# servers, nginx, Chromium, iproute2's ss (sockets still connecting), and curl (the docs' shell
+# examples). Installed here when
 # run as root, else named (the tests needing them skip).
 test-tools:
 	@PATH="$$PATH:/usr/sbin"; missing=""; \
@@ -75,6 +76,7 @@ test-tools:
 	command -v nginx >/dev/null || missing="$$missing nginx-light"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v ss >/dev/null || missing="$$missing iproute2"; \
+	command -v curl >/dev/null || missing="$$missing curl"; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
 	  echo "Installing with apt-get, as make runs as root:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
