@@ -21,6 +21,7 @@ from support.tokens import TOKEN
 # the value as given, a URL's password hidden, a secret's length only.
 BAD_SETTINGS = [
     ("PLANTSTORE_DATABASE_URL", "mysql://db/x", "'mysql://db/x'"),
+    ("PLANTSTORE_DATABASE_URL", "sqlite://", "'sqlite://'"),
     ("PLANTSTORE_DATABASE_URL", "mysql://me:db-password@db/x", "'mysql://me:***@db/x'"),
     ("PLANTSTORE_DATABASE_URL", "postgresql://me:db-password@db:port/x", "'postgresql://me:***@"),
     ("PLANTSTORE_DATABASE_POOL_SIZE", "many", "'many'"),

@@ -22,11 +22,14 @@ def _database_url(variable, value):
     if url.startswith("postgres://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgres://")
     try:
-        backend = make_url(url).get_backend_name()
+        parsed = make_url(url)
     except (ArgumentError, ValueError):  # ValueError: a port that is no number
-        backend = None
-    if backend not in ("sqlite", "postgresql"):
+        parsed = None
+    if parsed is None or parsed.get_backend_name() not in ("sqlite", "postgresql"):
         raise invalid(variable, expected, value)
+    # An in-memory database would be one per connection of each process: nothing shared.
+    if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
+        raise invalid(variable, "a SQLite URL naming a file, not an in-memory database", value)
     return url
 
 
