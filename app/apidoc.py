@@ -97,7 +97,8 @@ def body(schema, media_types=request_body.JSON):
     def decorator(view):
         @functools.wraps(view)
         def with_body(*args, **kwargs):
-            return view(*args, _load(loader, request_body.json_object(media_types)), **kwargs)
+            # A ValidationError that names no location is the body's (app/errors.py).
+            return view(*args, loader.load(request_body.json_object(media_types)), **kwargs)
 
         def describe(op):
             op.body, op.media_types = schema, media_types
@@ -137,9 +138,9 @@ def arguments(schema, location):
     return decorator
 
 
-def _load(loader, data, location="body"):
+def _load(loader, data, location):
     """loader.load(data); a ValidationError says where the input was, which Problem Details'
-    errors point at (the body's fields, or parameters)."""
+    errors point at: parameters by name, where a body's fields are JSON Pointers."""
     try:
         return loader.load(data)
     except ValidationError as error:
