@@ -187,6 +187,19 @@ def test_503_of_a_closed_rate_limit_store_says_when_to_come_back(make_app, auth_
 
 
 @pytest.mark.backend_independent
+def test_500_says_no_more_than_the_error_shape(make_app):
+    app = make_app()
+
+    @app.get("/boom")
+    def boom():
+        raise RuntimeError("secret detail from deep inside")
+
+    response = app.test_client().get("/boom", headers=PROBLEM)
+    body = assert_problem(response, 500, "Internal Server Error")
+    assert body["detail"] == "internal server error" and b"secret" not in response.data
+
+
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     "accept",
     [
