@@ -217,6 +217,7 @@ def test_frozen_postgresql_is_503_within_the_timeout(live_server, private_postgr
         ]:
             response, seconds = timed(server, method, path, body)
             assert response.status == 503 and response.json() == UNAVAILABLE, path
+            assert response.headers["Retry-After"] == "5", path
             assert seconds < 2 + MARGIN, path
     finally:
         private_postgres.thaw()
